@@ -1,0 +1,43 @@
+//! DropTail: accept every packet; the engine drops at the buffer limit.
+//!
+//! Provenance: the FIFO tail-drop queue every seed paper uses as its baseline
+//! (e.g. seed 002, benchmark B1). No parameters: the buffer limit is the link's.
+
+use sim_core::{LinkAlgorithm, LinkView, Packet, SimRng, Verdict};
+
+/// Tail drop (the engine enforces the limit and counts overflow drops).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct DropTail;
+
+impl LinkAlgorithm for DropTail {
+    #[inline]
+    fn on_arrival(&mut self, _pkt: &Packet, _view: &LinkView, _rng: &mut SimRng) -> Verdict {
+        Verdict::Enqueue
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::*;
+
+    #[test]
+    fn droptail_accepts_everything_it_is_offered() {
+        let view = LinkView {
+            now: SimTime::ZERO,
+            id: LinkId(0),
+            capacity: Rate::from_bps(1),
+            delay: SimDuration::ZERO,
+            backlog_pkts: 1_000_000,
+            backlog_bytes: 1 << 40,
+            limit: BufferLimit::Packets(1),
+            arrived_bytes: 0,
+            departed_bytes: 0,
+            dropped_bytes: 0,
+            busy_until: SimTime::ZERO,
+        };
+        let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
+        let mut rng = stream(1, 0, StreamKind::LinkAlgorithm, 0);
+        assert_eq!(DropTail.on_arrival(&pkt, &view, &mut rng), Verdict::Enqueue);
+    }
+}

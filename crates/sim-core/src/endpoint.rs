@@ -1,0 +1,232 @@
+//! Endpoints (what runs on hosts) and the congestion-controller plug-in point.
+//!
+//! An [`Endpoint`] is one half of a flow: a sender (transport + controller +
+//! traffic model) or a receiver (sink that acknowledges). The engine calls its
+//! hooks with an [`EndpointCtx`] through which it sends packets, sets its single
+//! timer deadline, draws random numbers from its own stream and reports
+//! application-level progress.
+
+use crate::ids::FlowId;
+use crate::packet::{CcHeader, HeaderFamily, Packet};
+use crate::rng::SimRng;
+use crate::units::{SimDuration, SimTime};
+
+/// Per-flow counters. The engine counts packets on the wire; endpoints report
+/// application-level progress through [`EndpointCtx`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounters {
+    /// Data packets the sender emitted (retransmissions included).
+    pub sent_pkts: u64,
+    /// Data bytes the sender emitted (retransmissions included).
+    pub sent_bytes: u64,
+    /// Retransmitted data packets.
+    pub retx_pkts: u64,
+    /// Retransmitted data bytes.
+    pub retx_bytes: u64,
+    /// Data packets that reached the receiver (duplicates included).
+    pub rx_pkts: u64,
+    /// Data bytes that reached the receiver: throughput.
+    pub rx_bytes: u64,
+    /// New in-order bytes delivered to the application: goodput.
+    pub goodput_bytes: u64,
+    /// Timeouts the sender took.
+    pub timeouts: u64,
+    /// Congestion-window reductions (loss or ECN).
+    pub reductions: u64,
+}
+
+impl FlowCounters {
+    /// Componentwise difference `self - earlier`.
+    pub fn since(&self, e: &FlowCounters) -> FlowCounters {
+        FlowCounters {
+            sent_pkts: self.sent_pkts - e.sent_pkts,
+            sent_bytes: self.sent_bytes - e.sent_bytes,
+            retx_pkts: self.retx_pkts - e.retx_pkts,
+            retx_bytes: self.retx_bytes - e.retx_bytes,
+            rx_pkts: self.rx_pkts - e.rx_pkts,
+            rx_bytes: self.rx_bytes - e.rx_bytes,
+            goodput_bytes: self.goodput_bytes - e.goodput_bytes,
+            timeouts: self.timeouts - e.timeouts,
+            reductions: self.reductions - e.reductions,
+        }
+    }
+}
+
+/// A snapshot of an endpoint's control state, for time series.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Probe {
+    /// Congestion window, bytes.
+    pub window: Option<f64>,
+    /// Sending rate, bits/s.
+    pub rate: Option<f64>,
+    /// Smoothed RTT, seconds.
+    pub srtt: Option<f64>,
+}
+
+/// What an endpoint hook may do.
+pub struct EndpointCtx<'a> {
+    pub(crate) now: SimTime,
+    pub(crate) flow: FlowId,
+    pub(crate) out: &'a mut Vec<Packet>,
+    pub(crate) deadline: &'a mut Option<SimTime>,
+    pub(crate) rng: &'a mut SimRng,
+    pub(crate) counters: &'a mut FlowCounters,
+    pub(crate) finished: &'a mut Option<SimTime>,
+}
+
+impl<'a> EndpointCtx<'a> {
+    /// A context over caller-owned state (for unit tests of endpoints).
+    pub fn detached(
+        now: SimTime,
+        out: &'a mut Vec<Packet>,
+        deadline: &'a mut Option<SimTime>,
+        rng: &'a mut SimRng,
+        counters: &'a mut FlowCounters,
+        finished: &'a mut Option<SimTime>,
+    ) -> Self {
+        EndpointCtx {
+            now,
+            flow: FlowId(0),
+            out,
+            deadline,
+            rng,
+            counters,
+            finished,
+        }
+    }
+
+    /// Current simulated time.
+    #[inline]
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+    /// The flow this endpoint belongs to.
+    #[inline]
+    pub fn flow(&self) -> FlowId {
+        self.flow
+    }
+    /// Emit a packet. The engine sets its flow, route and hop and injects it into
+    /// the first link of the endpoint's outgoing route.
+    #[inline]
+    pub fn send(&mut self, pkt: Packet) {
+        self.out.push(pkt);
+    }
+    /// The endpoint's timer deadline (one per endpoint; multiplex inside).
+    #[inline]
+    pub fn deadline(&self) -> Option<SimTime> {
+        *self.deadline
+    }
+    /// Set (or clear, with `None`) the endpoint's timer deadline.
+    #[inline]
+    pub fn set_deadline(&mut self, at: Option<SimTime>) {
+        debug_assert!(at.is_none_or(|t| t >= self.now), "timer in the past");
+        *self.deadline = at;
+    }
+    /// The endpoint's own random stream.
+    #[inline]
+    pub fn rng(&mut self) -> &mut SimRng {
+        self.rng
+    }
+    /// The flow's counters (report goodput, timeouts, reductions here).
+    #[inline]
+    pub fn counters(&mut self) -> &mut FlowCounters {
+        self.counters
+    }
+    /// Declare the flow complete (all data acknowledged): records its finish time.
+    pub fn finish(&mut self) {
+        if self.finished.is_none() {
+            *self.finished = Some(self.now);
+        }
+    }
+}
+
+/// One half of a flow, running on a host.
+pub trait Endpoint: Send {
+    /// The flow's start time has come.
+    fn on_start(&mut self, _ctx: &mut EndpointCtx) {}
+    /// A packet addressed to this endpoint arrived.
+    fn on_packet(&mut self, pkt: Packet, ctx: &mut EndpointCtx);
+    /// The deadline set with [`EndpointCtx::set_deadline`] has come.
+    fn on_timer(&mut self, _ctx: &mut EndpointCtx) {}
+    /// The flow's stop time has come: send no new data.
+    fn on_stop(&mut self, _ctx: &mut EndpointCtx) {}
+    /// The header family this endpoint's packets carry.
+    fn header_family(&self) -> HeaderFamily {
+        HeaderFamily::None
+    }
+    /// Control state for time series.
+    fn probe(&self) -> Probe {
+        Probe::default()
+    }
+}
+
+/// What a sender's transport tells its controller about an acknowledgement.
+#[derive(Copy, Clone, Debug)]
+pub struct AckInfo {
+    /// Arrival time of the ACK.
+    pub now: SimTime,
+    /// Bytes newly acknowledged by this ACK (0 for a duplicate).
+    pub acked: u64,
+    /// RTT sample from this ACK, if it carried a valid one.
+    pub rtt: Option<SimDuration>,
+    /// Smoothed RTT of the transport, if it has one.
+    pub srtt: Option<SimDuration>,
+    /// Bytes in flight before this ACK was processed.
+    pub in_flight: u64,
+    /// Maximum segment size, bytes.
+    pub mss: u32,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// The transport is in loss recovery.
+    pub in_recovery: bool,
+    /// The congestion header the receiver echoed.
+    pub cc: CcHeader,
+}
+
+/// A congestion signal the transport detected.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Congestion {
+    /// Packet loss detected by duplicate ACKs (fast retransmit).
+    Loss {
+        /// Bytes in flight when the loss was detected.
+        in_flight: u64,
+    },
+    /// An ECN-Echo (at most once per window of data).
+    Ecn {
+        /// Bytes in flight when the echo arrived.
+        in_flight: u64,
+    },
+    /// Retransmission timeout.
+    Timeout {
+        /// Bytes in flight when the timer fired.
+        in_flight: u64,
+    },
+}
+
+/// The congestion-control arithmetic of a sender, plugged into a transport.
+/// Window-based controllers answer [`Controller::window`]; rate-based ones
+/// [`Controller::rate`].
+pub trait Controller: Send {
+    /// An acknowledgement arrived.
+    fn on_ack(&mut self, ack: &AckInfo);
+    /// The transport detected congestion.
+    fn on_congestion(&mut self, now: SimTime, ev: Congestion);
+    /// The transport left loss recovery (a full window was acknowledged).
+    fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// Congestion window in bytes (window-based controllers).
+    fn window(&self) -> u64;
+    /// Slow-start threshold in bytes, if the controller has one.
+    fn ssthresh(&self) -> Option<u64> {
+        None
+    }
+    /// Sending rate in bits/s (rate-based controllers).
+    fn rate(&self) -> Option<f64> {
+        None
+    }
+    /// Write the controller's fields into an outgoing packet's header.
+    fn stamp(&mut self, _hdr: &mut CcHeader) {}
+    /// The header family the controller uses.
+    fn header_family(&self) -> HeaderFamily {
+        HeaderFamily::None
+    }
+}

@@ -1,0 +1,250 @@
+//! Packets: small `Copy` structs moved by value, and the congestion-control header.
+//!
+//! A packet carries everything any hop needs to know: which flow it belongs to,
+//! its route and hop index, its size on the wire, ECN bits, TCP-like sequence and
+//! acknowledgement numbers, and a [`CcHeader`] whose variant is the header family
+//! of the flow's congestion controller. No packet owns heap memory.
+
+use crate::ids::{FlowId, RouteId};
+use crate::units::SimTime;
+
+/// What a packet is for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum PacketKind {
+    /// Payload of a flow, travelling on the flow's forward route.
+    Data = 0,
+    /// Acknowledgement or receiver feedback, travelling on the reverse route.
+    Ack = 1,
+    /// A control packet (probe, signalling) that carries no payload.
+    Control = 2,
+}
+
+/// The two ECN bits of the IP header (RFC 3168).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Ecn {
+    /// Not ECN-capable: congestion can only be signalled by dropping.
+    NotEct = 0,
+    /// ECN-capable transport.
+    Ect = 1,
+    /// Congestion experienced: a router marked the packet.
+    Ce = 3,
+}
+
+impl Ecn {
+    /// True for ECT and CE: the packet may be marked instead of dropped.
+    #[inline]
+    pub fn is_capable(self) -> bool {
+        self != Ecn::NotEct
+    }
+}
+
+/// TCP-like flag bits carried by a packet.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Flags(u8);
+
+impl Flags {
+    /// ECN-Echo: the receiver saw a CE mark (RFC 3168).
+    pub const ECE: Flags = Flags(1);
+    /// Congestion Window Reduced: the sender reacted to ECE (RFC 3168).
+    pub const CWR: Flags = Flags(2);
+    /// This data packet is a retransmission.
+    pub const RETX: Flags = Flags(4);
+    /// Last packet of a finite flow.
+    pub const FIN: Flags = Flags(8);
+    /// No flags.
+    pub const NONE: Flags = Flags(0);
+
+    /// True when every bit of `f` is set.
+    #[inline]
+    pub fn contains(self, f: Flags) -> bool {
+        self.0 & f.0 == f.0
+    }
+    /// Set the bits of `f`.
+    #[inline]
+    pub fn insert(&mut self, f: Flags) {
+        self.0 |= f.0;
+    }
+    /// Clear the bits of `f`.
+    #[inline]
+    pub fn remove(&mut self, f: Flags) {
+        self.0 &= !f.0;
+    }
+}
+
+/// How a header field is combined along the path by successive routers.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Combine {
+    /// Keep the smallest value (RCP rate, XCP feedback, explicit rates).
+    Min,
+    /// Keep the largest value (MKC/EMKC price, most-congested link).
+    Max,
+    /// Add the link values (prices in congestion pricing).
+    Sum,
+    /// Logical OR (a congestion bit).
+    Or,
+}
+
+impl Combine {
+    /// Combine the header's current `acc` with a router's `local` value.
+    #[inline]
+    pub fn apply(self, acc: f64, local: f64) -> f64 {
+        match self {
+            Combine::Min => acc.min(local),
+            Combine::Max => acc.max(local),
+            Combine::Sum => acc + local,
+            Combine::Or => {
+                if acc != 0.0 || local != 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+        }
+    }
+}
+
+/// A price-feedback header: congestion pricing (seed 000), a scalar that routers
+/// combine along the path and the receiver echoes.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PriceHeader {
+    /// Path-accumulated price (unitless; the combining rule is the link algorithm's).
+    pub price: f64,
+    /// The value echoed from the last data packet the receiver saw.
+    pub echo: f64,
+}
+
+/// An explicit-rate header: the rate routers allow, combined by min along the path,
+/// and echoed by the receiver (RCP, the queue-length-based protocol, JetMax's g).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RateHeader {
+    /// Sender's current rate or desired rate, bits/s.
+    pub desired: f64,
+    /// Rate allowed by the path so far, bits/s (min-combined).
+    pub allowed: f64,
+    /// Sender's RTT estimate, seconds (carried for routers that average it).
+    pub rtt: f64,
+    /// A per-hop counter (hops traversed), used by membership schemes.
+    pub hops: u8,
+    /// Congestion bit (OR-combined).
+    pub congested: bool,
+}
+
+/// The congestion-control header a packet carries; its variant is the header
+/// family of the flow's controller. Build-time validation checks that every link
+/// algorithm on a flow's path understands the family it carries.
+///
+/// Families are added here as the protocols that need them are implemented; each is
+/// a small `Copy` struct so that [`Packet`] stays within its size budget.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub enum CcHeader {
+    /// No congestion header (TCP-family controllers, non-adaptive sources).
+    #[default]
+    None,
+    /// Scalar price feedback.
+    Price(PriceHeader),
+    /// Explicit rate feedback.
+    Rate(RateHeader),
+}
+
+/// The header family of a [`CcHeader`]: what link algorithms declare they read or write.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum HeaderFamily {
+    /// [`CcHeader::None`].
+    None,
+    /// [`CcHeader::Price`].
+    Price,
+    /// [`CcHeader::Rate`].
+    Rate,
+}
+
+impl CcHeader {
+    /// The family of this header.
+    pub fn family(&self) -> HeaderFamily {
+        match self {
+            CcHeader::None => HeaderFamily::None,
+            CcHeader::Price(_) => HeaderFamily::Price,
+            CcHeader::Rate(_) => HeaderFamily::Rate,
+        }
+    }
+}
+
+/// A packet. Sequence numbers count bytes, as in TCP: a data packet covers
+/// `[seq, seq + payload)`; an ACK acknowledges everything below `ack`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Packet {
+    /// The flow this packet belongs to.
+    pub flow: FlowId,
+    /// The route it follows; the route ends at the destination endpoint.
+    pub route: RouteId,
+    /// Index of the link it is on (or about to enter) within its route.
+    pub hop: u16,
+    /// Data, ACK or control.
+    pub kind: PacketKind,
+    /// ECN codepoint.
+    pub ecn: Ecn,
+    /// Flag bits.
+    pub flags: Flags,
+    /// Size on the wire, bytes (headers included).
+    pub size: u32,
+    /// First byte of the payload (data) or sequence of the packet.
+    pub seq: u64,
+    /// Cumulative acknowledgement: next byte expected (ACKs).
+    pub ack: u64,
+    /// Time the sender emitted this packet (timestamp option).
+    pub sent: SimTime,
+    /// Echoed `sent` of the data packet that triggered this ACK (RTT sampling).
+    pub echo: SimTime,
+    /// Congestion-control header.
+    pub cc: CcHeader,
+}
+
+impl Packet {
+    /// A packet with the given identity and size and every other field at rest.
+    pub fn new(flow: FlowId, route: RouteId, kind: PacketKind, size: u32, sent: SimTime) -> Self {
+        Packet {
+            flow,
+            route,
+            hop: 0,
+            kind,
+            ecn: Ecn::NotEct,
+            flags: Flags::NONE,
+            size,
+            seq: 0,
+            ack: 0,
+            sent,
+            echo: SimTime::ZERO,
+            cc: CcHeader::None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packet_fits_its_size_budget() {
+        // DESIGN.md section 2: a packet is a small Copy struct, <= 96 bytes.
+        assert!(std::mem::size_of::<Packet>() <= 96, "{}", std::mem::size_of::<Packet>());
+    }
+
+    #[test]
+    fn combining_rules_follow_their_names() {
+        assert_eq!(Combine::Min.apply(5.0, 3.0), 3.0);
+        assert_eq!(Combine::Max.apply(5.0, 3.0), 5.0);
+        assert_eq!(Combine::Sum.apply(5.0, 3.0), 8.0);
+        assert_eq!(Combine::Or.apply(0.0, 0.0), 0.0);
+        assert_eq!(Combine::Or.apply(0.0, 1.0), 1.0);
+    }
+
+    #[test]
+    fn flags_insert_and_remove_bits() {
+        let mut f = Flags::NONE;
+        f.insert(Flags::ECE);
+        assert!(f.contains(Flags::ECE) && !f.contains(Flags::CWR));
+        f.remove(Flags::ECE);
+        assert_eq!(f, Flags::NONE);
+    }
+}

@@ -1,0 +1,229 @@
+//! What a run reports: per-flow and per-link measurements over the measurement
+//! window, and sampled time series. Analysis turns these into tables.
+
+use crate::endpoint::FlowCounters;
+use crate::ids::{FlowId, GroupId, LinkId};
+use crate::link::{hist_quantile, LinkCounters, LinkSpec, LinkStats, Reason, BACKLOG_BYTES_BIN};
+use crate::units::SimTime;
+
+/// Which time series to sample.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SeriesSelect {
+    /// Per-flow congestion window.
+    pub flow_window: bool,
+    /// Per-flow sending rate and received throughput.
+    pub flow_rate: bool,
+    /// Per-flow smoothed RTT.
+    pub flow_rtt: bool,
+    /// Per-link queue length (and the link algorithm's probe).
+    pub link_queue: bool,
+    /// Per-link departure rate.
+    pub link_rate: bool,
+}
+
+impl SeriesSelect {
+    /// True when any series is selected.
+    pub fn any(&self) -> bool {
+        self.flow_window || self.flow_rate || self.flow_rtt || self.link_queue || self.link_rate
+    }
+}
+
+/// What a time-series point is about.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    /// A flow.
+    Flow(FlowId),
+    /// A link.
+    Link(LinkId),
+}
+
+/// One sample of one metric.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SeriesPoint {
+    /// Sample time, seconds.
+    pub time: f64,
+    /// Flow or link.
+    pub subject: Subject,
+    /// Metric name with its unit (`"cwnd_bytes"`, `"queue_pkts"`, ...).
+    pub metric: &'static str,
+    /// Value in the metric's unit.
+    pub value: f64,
+}
+
+impl SeriesPoint {
+    /// A point.
+    pub fn new(time: f64, subject: Subject, metric: &'static str, value: f64) -> Self {
+        SeriesPoint {
+            time,
+            subject,
+            metric,
+            value,
+        }
+    }
+}
+
+/// A flow's measurements.
+#[derive(Clone, Debug)]
+pub struct FlowReport {
+    /// The flow.
+    pub flow: FlowId,
+    /// Its group.
+    pub group: GroupId,
+    /// Start time.
+    pub start: SimTime,
+    /// Completion time of a finite flow, if it completed.
+    pub finish: Option<SimTime>,
+    /// Seconds the flow was active inside the measurement window.
+    pub active_secs: f64,
+    /// Counters over the measurement window.
+    pub counters: FlowCounters,
+    /// Counters over the whole run.
+    pub total: FlowCounters,
+}
+
+impl FlowReport {
+    /// Goodput over the flow's active time in the window, bits/s (`None` if inactive).
+    pub fn goodput_bps(&self) -> Option<f64> {
+        (self.active_secs > 0.0)
+            .then(|| self.counters.goodput_bytes as f64 * 8.0 / self.active_secs)
+    }
+    /// Throughput (data bytes received, duplicates included) over the active time, bits/s.
+    pub fn throughput_bps(&self) -> Option<f64> {
+        (self.active_secs > 0.0).then(|| self.counters.rx_bytes as f64 * 8.0 / self.active_secs)
+    }
+    /// Flow completion time, seconds, for a finite flow that finished.
+    pub fn fct_secs(&self) -> Option<f64> {
+        self.finish.map(|f| (f - self.start).as_secs_f64())
+    }
+}
+
+/// A link's measurements over the measurement window.
+#[derive(Clone, Debug)]
+pub struct LinkReport {
+    /// The link.
+    pub link: LinkId,
+    /// Its name.
+    pub name: String,
+    /// Capacity, bits/s.
+    pub capacity_bps: f64,
+    /// Counters over the window.
+    pub counters: LinkCounters,
+    /// Backlog and delay statistics over the window.
+    pub stats: LinkStats,
+    /// Window length, seconds.
+    pub window_secs: f64,
+    /// Flows whose data route crosses this link.
+    pub flows: Vec<FlowId>,
+}
+
+impl LinkReport {
+    /// Assemble a report.
+    pub fn new(
+        link: LinkId,
+        spec: &LinkSpec,
+        counters: LinkCounters,
+        stats: LinkStats,
+        window_secs: f64,
+        flows: Vec<FlowId>,
+    ) -> Self {
+        LinkReport {
+            link,
+            name: spec.name.clone(),
+            capacity_bps: spec.capacity.bps_f64(),
+            counters,
+            stats,
+            window_secs,
+            flows,
+        }
+    }
+    /// Fraction of capacity used by departures over the window.
+    pub fn utilisation(&self) -> f64 {
+        if self.window_secs <= 0.0 || self.capacity_bps <= 0.0 {
+            return 0.0;
+        }
+        self.counters.departed.bytes as f64 * 8.0 / (self.capacity_bps * self.window_secs)
+    }
+    fn window_ps(&self) -> f64 {
+        self.window_secs * 1e12
+    }
+    /// Time-averaged backlog, packets.
+    pub fn backlog_mean_pkts(&self) -> f64 {
+        let w = self.window_ps();
+        if w > 0.0 {
+            self.stats.area_pkts as f64 / w
+        } else {
+            0.0
+        }
+    }
+    /// Time-averaged backlog, bytes.
+    pub fn backlog_mean_bytes(&self) -> f64 {
+        let w = self.window_ps();
+        if w > 0.0 {
+            self.stats.area_bytes as f64 / w
+        } else {
+            0.0
+        }
+    }
+    /// 99th percentile of the time-weighted backlog, packets.
+    pub fn backlog_p99_pkts(&self) -> f64 {
+        hist_quantile(&self.stats.hist_pkts, 0.99).unwrap_or(0) as f64
+    }
+    /// 99th percentile of the time-weighted backlog, bytes (upper edge of its
+    /// [`BACKLOG_BYTES_BIN`]-byte bin, capped at the maximum seen).
+    pub fn backlog_p99_bytes(&self) -> f64 {
+        hist_quantile(&self.stats.hist_bytes, 0.99)
+            .map(|b| ((b as u64 + 1) * BACKLOG_BYTES_BIN).min(self.stats.max_bytes) as f64)
+            .unwrap_or(0.0)
+    }
+    /// Mean queueing delay of packets that left the queue in the window, seconds.
+    pub fn qdelay_mean_secs(&self) -> f64 {
+        if self.stats.qdelay_n == 0 {
+            0.0
+        } else {
+            self.stats.qdelay_sum as f64 / self.stats.qdelay_n as f64 / 1e12
+        }
+    }
+    /// Largest queueing delay in the window, seconds.
+    pub fn qdelay_max_secs(&self) -> f64 {
+        self.stats.qdelay_max.as_secs_f64()
+    }
+    /// Drop probability per reason: dropped / arrived packets.
+    pub fn drop_fraction(&self, r: Reason) -> f64 {
+        let a = self.counters.arrived.pkts;
+        if a == 0 {
+            0.0
+        } else {
+            self.counters.dropped[r as usize].pkts as f64 / a as f64
+        }
+    }
+    /// Mark probability per reason: marked / arrived packets.
+    pub fn mark_fraction(&self, r: Reason) -> f64 {
+        let a = self.counters.arrived.pkts;
+        if a == 0 {
+            0.0
+        } else {
+            self.counters.marked[r as usize].pkts as f64 / a as f64
+        }
+    }
+}
+
+/// Everything one replication produced.
+#[derive(Clone, Debug)]
+pub struct RunOutput {
+    /// Replication index.
+    pub replication: u32,
+    /// Master seed.
+    pub seed: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Simulated end time, seconds.
+    pub end_secs: f64,
+    /// Measurement-window length, seconds.
+    pub window_secs: f64,
+    /// Per-flow reports, by flow id.
+    pub flows: Vec<FlowReport>,
+    /// Per-link reports, by link id.
+    pub links: Vec<LinkReport>,
+    /// Sampled time series.
+    pub series: Vec<SeriesPoint>,
+}

@@ -1,0 +1,709 @@
+//! The simulator: arenas of links, routes, flows and endpoints, and the event loop.
+//!
+//! Build-time API ([`Simulator::add_link`], [`Simulator::add_route`],
+//! [`Simulator::add_flow`], [`Simulator::add_group`]) is called by the topology
+//! crate after it has validated a scenario; [`Simulator::run`] then cannot fail.
+//! A broken engine invariant inside a run is a bug and panics naming the invariant.
+
+use std::collections::VecDeque;
+
+use rand::Rng;
+
+use crate::endpoint::{Endpoint, EndpointCtx, FlowCounters};
+use crate::event::{Event, EventQueue, TimerSlot};
+use crate::ids::{EndpointId, FlowId, GroupId, LinkId, RouteId};
+use crate::link::{
+    BufferLimit, Count, LinkAlgorithm, LinkControl, LinkCounters, LinkSpec, LinkStats, LinkView,
+    Reason, Verdict,
+};
+use crate::packet::{Ecn, Packet, PacketKind};
+use crate::report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
+use crate::rng::{stream, SimRng, StreamKind};
+use crate::units::{SimDuration, SimTime};
+
+/// Run-wide settings.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Master seed of the scenario.
+    pub seed: u64,
+    /// Replication index (selects independent random streams).
+    pub replication: u32,
+    /// Measurement starts here; counters before it are discarded.
+    pub warmup: SimDuration,
+    /// The run ends here (absolute simulated time).
+    pub end: SimDuration,
+    /// Sampling interval of time series, if any are requested.
+    pub sample_interval: Option<SimDuration>,
+    /// Which time series to record.
+    pub series: SeriesSelect,
+}
+
+/// Everything needed to start a flow.
+pub struct FlowSpec {
+    /// The group the flow belongs to.
+    pub group: GroupId,
+    /// The sending endpoint (data on `fwd`).
+    pub sender: Box<dyn Endpoint>,
+    /// The receiving endpoint (ACKs on `rev`).
+    pub receiver: Box<dyn Endpoint>,
+    /// Data route.
+    pub fwd: RouteId,
+    /// ACK route.
+    pub rev: RouteId,
+    /// Start time.
+    pub start: SimTime,
+    /// Stop time (no new data after it), if any.
+    pub stop: Option<SimTime>,
+}
+
+/// A flow group whose flows arrive over time (e.g. a Poisson arrival process).
+pub trait FlowFactory: Send {
+    /// Time of the first or next arrival after `now`, or `None` when no more arrive.
+    fn next_arrival(&mut self, now: SimTime, rng: &mut SimRng) -> Option<SimTime>;
+    /// Build the flow that arrives at `now`.
+    fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec;
+}
+
+struct LinkState {
+    spec: LinkSpec,
+    limit: BufferLimit,
+    /// Waiting packets with their enqueue time.
+    queue: VecDeque<(SimTime, Packet)>,
+    backlog_bytes: u64,
+    /// The serializer is busy until then.
+    busy_until: SimTime,
+    /// A `LinkTxDone` event is pending.
+    txdone_armed: bool,
+    /// Packets propagating, with their arrival time at the far end (FIFO).
+    pipe: VecDeque<(SimTime, Packet)>,
+    pipe_bytes: u64,
+    algo: Box<dyn LinkAlgorithm>,
+    algo_rng: SimRng,
+    loss_rng: SimRng,
+    counters: LinkCounters,
+    baseline: LinkCounters,
+    stats: LinkStats,
+    timer: TimerSlot,
+    last_sample_departed: u64,
+}
+
+impl LinkState {
+    #[inline]
+    fn view(&self, id: LinkId, now: SimTime) -> LinkView {
+        LinkView {
+            now,
+            id,
+            capacity: self.spec.capacity,
+            delay: self.spec.delay,
+            backlog_pkts: self.queue.len() as u32,
+            backlog_bytes: self.backlog_bytes,
+            limit: self.limit,
+            arrived_bytes: self.counters.arrived.bytes,
+            departed_bytes: self.counters.departed.bytes,
+            dropped_bytes: self.counters.dropped_at_queue().bytes,
+            busy_until: self.busy_until,
+        }
+    }
+}
+
+struct FlowState {
+    group: GroupId,
+    sender: EndpointId,
+    receiver: EndpointId,
+    fwd: RouteId,
+    start: SimTime,
+    stop: Option<SimTime>,
+    counters: FlowCounters,
+    baseline: FlowCounters,
+    finished: Option<SimTime>,
+    last_sample_rx: u64,
+}
+
+struct EndpointSlot {
+    ep: Box<dyn Endpoint>,
+    rng: SimRng,
+    timer: TimerSlot,
+    flow: FlowId,
+    route: RouteId,
+}
+
+struct GroupState {
+    factory: Box<dyn FlowFactory>,
+    rng: SimRng,
+}
+
+/// The simulator for one replication of one scenario.
+pub struct Simulator {
+    cfg: SimConfig,
+    queue: EventQueue,
+    links: Vec<LinkState>,
+    routes: Vec<Vec<LinkId>>,
+    flows: Vec<FlowState>,
+    endpoints: Vec<EndpointSlot>,
+    groups: Vec<Option<GroupState>>,
+    outbox: Vec<Packet>,
+    events: u64,
+    measuring: bool,
+    series: Vec<SeriesPoint>,
+    /// Packets handed to the network by endpoints.
+    injected: Count,
+    /// Packets handed by the network to endpoints.
+    absorbed: Count,
+}
+
+impl Simulator {
+    /// An empty network with the given run settings.
+    pub fn new(cfg: SimConfig) -> Self {
+        Simulator {
+            cfg,
+            queue: EventQueue::new(),
+            links: Vec::new(),
+            routes: Vec::new(),
+            flows: Vec::new(),
+            endpoints: Vec::new(),
+            groups: Vec::new(),
+            outbox: Vec::with_capacity(64),
+            events: 0,
+            measuring: false,
+            series: Vec::new(),
+            injected: Count::default(),
+            absorbed: Count::default(),
+        }
+    }
+
+    /// The run settings.
+    pub fn config(&self) -> &SimConfig {
+        &self.cfg
+    }
+
+    /// Add a link driven by `algo`. Its random streams derive from its index.
+    pub fn add_link(&mut self, spec: LinkSpec, algo: Box<dyn LinkAlgorithm>) -> LinkId {
+        let id = LinkId::from_index(self.links.len());
+        let (seed, rep) = (self.cfg.seed, self.cfg.replication);
+        self.links.push(LinkState {
+            limit: spec.limit,
+            spec,
+            queue: VecDeque::new(),
+            backlog_bytes: 0,
+            busy_until: SimTime::ZERO,
+            txdone_armed: false,
+            pipe: VecDeque::new(),
+            pipe_bytes: 0,
+            algo,
+            algo_rng: stream(seed, rep, StreamKind::LinkAlgorithm, id.0),
+            loss_rng: stream(seed, rep, StreamKind::LinkLoss, id.0),
+            counters: LinkCounters::default(),
+            baseline: LinkCounters::default(),
+            stats: LinkStats::default(),
+            timer: TimerSlot::default(),
+            last_sample_departed: 0,
+        });
+        id
+    }
+
+    /// Add a route: a non-empty sequence of links, each starting where the previous ends.
+    ///
+    /// # Panics
+    /// On an empty or disconnected route (the topology layer validates first).
+    pub fn add_route(&mut self, links: Vec<LinkId>) -> RouteId {
+        assert!(!links.is_empty(), "a route needs at least one link");
+        for w in links.windows(2) {
+            assert_eq!(
+                self.links[w[0].index()].spec.to,
+                self.links[w[1].index()].spec.from,
+                "route is not connected"
+            );
+        }
+        assert!(links.len() < usize::from(u16::MAX), "route too long");
+        self.routes.push(links);
+        RouteId::from_index(self.routes.len() - 1)
+    }
+
+    /// The links of a route.
+    pub fn route(&self, r: RouteId) -> &[LinkId] {
+        &self.routes[r.index()]
+    }
+
+    /// Add a flow. Its endpoints start at `spec.start`.
+    pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
+        let flow = FlowId::from_index(self.flows.len());
+        let (seed, rep) = (self.cfg.seed, self.cfg.replication);
+        let new_ep = |ep: Box<dyn Endpoint>, route: RouteId, eps: &mut Vec<EndpointSlot>| {
+            let id = EndpointId::from_index(eps.len());
+            eps.push(EndpointSlot {
+                ep,
+                rng: stream(seed, rep, StreamKind::Endpoint, id.0),
+                timer: TimerSlot::default(),
+                flow,
+                route,
+            });
+            id
+        };
+        let sender = new_ep(spec.sender, spec.fwd, &mut self.endpoints);
+        let receiver = new_ep(spec.receiver, spec.rev, &mut self.endpoints);
+        self.flows.push(FlowState {
+            group: spec.group,
+            sender,
+            receiver,
+            fwd: spec.fwd,
+            start: spec.start,
+            stop: spec.stop,
+            counters: FlowCounters::default(),
+            baseline: FlowCounters::default(),
+            finished: None,
+            last_sample_rx: 0,
+        });
+        let start = spec.start.max(self.queue.now());
+        self.queue.schedule(start, Event::EndpointStart(receiver));
+        self.queue.schedule(start, Event::EndpointStart(sender));
+        if let Some(stop) = spec.stop {
+            self.queue.schedule(stop.max(start), Event::EndpointStop(sender));
+        }
+        flow
+    }
+
+    /// Add a group whose flows arrive over time from `factory`.
+    pub fn add_group(&mut self, group: GroupId, factory: Box<dyn FlowFactory>) {
+        let i = group.index();
+        if self.groups.len() <= i {
+            self.groups.resize_with(i + 1, || None);
+        }
+        let mut rng = stream(self.cfg.seed, self.cfg.replication, StreamKind::Group, group.0);
+        let mut factory = factory;
+        if let Some(t) = factory.next_arrival(SimTime::ZERO, &mut rng) {
+            self.queue.schedule(t, Event::GroupArrival(group));
+        }
+        self.groups[i] = Some(GroupState { factory, rng });
+    }
+
+    /// The header family carried by the endpoints of flow `f`'s sender.
+    pub fn flow_header_family(&self, f: FlowId) -> crate::packet::HeaderFamily {
+        self.endpoints[self.flows[f.index()].sender.index()].ep.header_family()
+    }
+
+    /// The header family link `l`'s algorithm needs, if any.
+    pub fn link_header_family(&self, l: LinkId) -> Option<crate::packet::HeaderFamily> {
+        self.links[l.index()].algo.header_family()
+    }
+
+    /// Run to the configured end and report.
+    pub fn run(mut self) -> RunOutput {
+        let end = SimTime::ZERO + self.cfg.end;
+        let warm = SimTime::ZERO + self.cfg.warmup;
+        self.queue.schedule(warm, Event::WarmupEnd);
+        if self.cfg.sample_interval.is_some() && self.cfg.series.any() {
+            self.queue.schedule(SimTime::ZERO, Event::Sample);
+        }
+        for i in 0..self.links.len() {
+            let id = LinkId::from_index(i);
+            let l = &mut self.links[i];
+            let view = l.view(id, SimTime::ZERO);
+            let mut ctl = LinkControl {
+                next_timer: None,
+                limit: l.limit,
+            };
+            l.algo.on_start(&view, &mut ctl);
+            self.apply_link_control(id, ctl);
+        }
+        while let Some((now, ev)) = self.queue.pop_until(end) {
+            self.events += 1;
+            self.dispatch(now, ev);
+        }
+        self.finish(end)
+    }
+
+    fn dispatch(&mut self, now: SimTime, ev: Event) {
+        match ev {
+            Event::LinkArrive(l) => self.on_link_arrive(now, l),
+            Event::LinkTxDone(l) => self.on_tx_done(now, l),
+            Event::LinkTimer(l, gen) => {
+                let link = &mut self.links[l.index()];
+                if link.timer.fire(gen, now) {
+                    let view = link.view(l, now);
+                    let mut ctl = LinkControl {
+                        next_timer: None,
+                        limit: link.limit,
+                    };
+                    link.algo.on_timer(&view, &mut ctl);
+                    self.apply_link_control(l, ctl);
+                } else {
+                    self.arm_link_timer(l);
+                }
+            }
+            Event::EndpointTimer(e, gen) => {
+                if self.endpoints[e.index()].timer.fire(gen, now) {
+                    self.call_endpoint(now, e, |ep, ctx| ep.on_timer(ctx));
+                } else {
+                    self.arm_endpoint_timer(e);
+                }
+            }
+            Event::EndpointStart(e) => self.call_endpoint(now, e, |ep, ctx| ep.on_start(ctx)),
+            Event::EndpointStop(e) => self.call_endpoint(now, e, |ep, ctx| ep.on_stop(ctx)),
+            Event::GroupArrival(g) => self.on_group_arrival(now, g),
+            Event::Sample => self.on_sample(now),
+            Event::WarmupEnd => self.on_warmup_end(now),
+        }
+    }
+
+    fn apply_link_control(&mut self, l: LinkId, ctl: LinkControl) {
+        let link = &mut self.links[l.index()];
+        link.limit = ctl.limit;
+        link.timer.deadline = ctl.next_timer;
+        self.arm_link_timer(l);
+    }
+
+    fn arm_link_timer(&mut self, l: LinkId) {
+        if let Some((t, gen)) = self.links[l.index()].timer.arm() {
+            self.queue.schedule(t, Event::LinkTimer(l, gen));
+        }
+    }
+
+    fn arm_endpoint_timer(&mut self, e: EndpointId) {
+        if let Some((t, gen)) = self.endpoints[e.index()].timer.arm() {
+            self.queue.schedule(t, Event::EndpointTimer(e, gen));
+        }
+    }
+
+    /// Call one endpoint hook, then inject what it sent and re-arm its timer.
+    #[inline]
+    fn call_endpoint(
+        &mut self,
+        now: SimTime,
+        e: EndpointId,
+        f: impl FnOnce(&mut dyn Endpoint, &mut EndpointCtx),
+    ) {
+        let mut out = std::mem::take(&mut self.outbox);
+        let slot = &mut self.endpoints[e.index()];
+        let flow = &mut self.flows[slot.flow.index()];
+        let mut ctx = EndpointCtx {
+            now,
+            flow: slot.flow,
+            out: &mut out,
+            deadline: &mut slot.timer.deadline,
+            rng: &mut slot.rng,
+            counters: &mut flow.counters,
+            finished: &mut flow.finished,
+        };
+        f(slot.ep.as_mut(), &mut ctx);
+        let (fid, route) = (slot.flow, slot.route);
+        self.arm_endpoint_timer(e);
+        for mut pkt in out.drain(..) {
+            pkt.flow = fid;
+            pkt.route = route;
+            pkt.hop = 0;
+            if pkt.kind == PacketKind::Data {
+                let c = &mut self.flows[fid.index()].counters;
+                c.sent_pkts += 1;
+                c.sent_bytes += u64::from(pkt.size);
+                if pkt.flags.contains(crate::packet::Flags::RETX) {
+                    c.retx_pkts += 1;
+                    c.retx_bytes += u64::from(pkt.size);
+                }
+            }
+            self.injected.add(pkt.size);
+            let first = self.routes[route.index()][0];
+            self.link_enqueue(now, first, pkt);
+        }
+        self.outbox = out;
+    }
+
+    /// A packet arrives at link `l`'s queue.
+    #[inline]
+    fn link_enqueue(&mut self, now: SimTime, l: LinkId, mut pkt: Packet) {
+        let link = &mut self.links[l.index()];
+        link.counters.arrived.add(pkt.size);
+        let view = link.view(l, now);
+        let verdict = link.algo.on_arrival(&pkt, &view, &mut link.algo_rng);
+        let drop = match verdict {
+            Verdict::Enqueue => None,
+            Verdict::Mark(r) if pkt.ecn.is_capable() => {
+                pkt.ecn = Ecn::Ce;
+                link.counters.marked[r as usize].add(pkt.size);
+                None
+            }
+            Verdict::Mark(r) | Verdict::Drop(r) => Some(r),
+        };
+        let drop = drop.or_else(|| {
+            link.limit
+                .would_overflow(link.queue.len() as u32, link.backlog_bytes, pkt.size)
+                .then_some(Reason::Overflow)
+        });
+        if let Some(r) = drop {
+            link.counters.dropped[r as usize].add(pkt.size);
+            return;
+        }
+        link.counters.enqueued.add(pkt.size);
+        if link.queue.is_empty() && link.busy_until <= now {
+            // Idle link: straight to the serializer, no queueing.
+            if self.measuring {
+                link.stats.record_qdelay(SimDuration::ZERO);
+            }
+            self.start_tx(now, l, pkt);
+            return;
+        }
+        if self.measuring {
+            link.stats
+                .advance(now, link.queue.len() as u32, link.backlog_bytes);
+        }
+        link.queue.push_back((now, pkt));
+        link.backlog_bytes += u64::from(pkt.size);
+        if self.measuring {
+            link.stats
+                .observe_max(link.queue.len() as u32, link.backlog_bytes);
+        }
+        if !link.txdone_armed {
+            link.txdone_armed = true;
+            let t = link.busy_until;
+            self.queue.schedule(t, Event::LinkTxDone(l));
+        }
+    }
+
+    /// Start serializing `pkt` on idle link `l`.
+    #[inline]
+    fn start_tx(&mut self, now: SimTime, l: LinkId, mut pkt: Packet) {
+        let link = &mut self.links[l.index()];
+        debug_assert!(link.busy_until <= now, "serializer double-booked");
+        link.counters.departed.add(pkt.size);
+        let view = link.view(l, now);
+        link.algo.on_departure(&mut pkt, &view);
+        let done = now + link.spec.capacity.tx_time(crate::units::Bytes::new(u64::from(pkt.size)));
+        link.busy_until = done;
+        if link.spec.loss > 0.0 && link.loss_rng.random::<f64>() < link.spec.loss {
+            link.counters.dropped[Reason::WireLoss as usize].add(pkt.size);
+            return;
+        }
+        let arrive = done + link.spec.delay;
+        let was_empty = link.pipe.is_empty();
+        link.pipe.push_back((arrive, pkt));
+        link.pipe_bytes += u64::from(pkt.size);
+        if was_empty {
+            self.queue.schedule(arrive, Event::LinkArrive(l));
+        }
+    }
+
+    fn on_tx_done(&mut self, now: SimTime, l: LinkId) {
+        let measuring = self.measuring;
+        let link = &mut self.links[l.index()];
+        link.txdone_armed = false;
+        if measuring {
+            link.stats
+                .advance(now, link.queue.len() as u32, link.backlog_bytes);
+        }
+        let Some((enq, pkt)) = link.queue.pop_front() else {
+            return;
+        };
+        link.backlog_bytes -= u64::from(pkt.size);
+        if measuring {
+            link.stats.record_qdelay(now - enq);
+        }
+        self.start_tx(now, l, pkt);
+        let link = &mut self.links[l.index()];
+        if !link.queue.is_empty() {
+            link.txdone_armed = true;
+            let t = link.busy_until;
+            self.queue.schedule(t, Event::LinkTxDone(l));
+        }
+    }
+
+    fn on_link_arrive(&mut self, now: SimTime, l: LinkId) {
+        let link = &mut self.links[l.index()];
+        let (t, mut pkt) = link.pipe.pop_front().expect("arrival event with empty pipe");
+        debug_assert_eq!(t, now, "pipe head time mismatch");
+        link.pipe_bytes -= u64::from(pkt.size);
+        link.counters.delivered.add(pkt.size);
+        if let Some(&(next, _)) = link.pipe.front() {
+            self.queue.schedule(next, Event::LinkArrive(l));
+        }
+        pkt.hop += 1;
+        let route = &self.routes[pkt.route.index()];
+        if let Some(&next) = route.get(usize::from(pkt.hop)) {
+            self.link_enqueue(now, next, pkt);
+        } else {
+            self.deliver(now, pkt);
+        }
+    }
+
+    /// A packet reached the end of its route: hand it to its endpoint.
+    fn deliver(&mut self, now: SimTime, pkt: Packet) {
+        self.absorbed.add(pkt.size);
+        let flow = &mut self.flows[pkt.flow.index()];
+        let dst = if pkt.route == flow.fwd {
+            if pkt.kind == PacketKind::Data {
+                flow.counters.rx_pkts += 1;
+                flow.counters.rx_bytes += u64::from(pkt.size);
+            }
+            flow.receiver
+        } else {
+            flow.sender
+        };
+        self.call_endpoint(now, dst, |ep, ctx| ep.on_packet(pkt, ctx));
+    }
+
+    fn on_group_arrival(&mut self, now: SimTime, g: GroupId) {
+        let mut gs = self.groups[g.index()].take().expect("arrival for unknown group");
+        let spec = gs.factory.make(now, &mut gs.rng);
+        self.add_flow(spec);
+        if let Some(t) = gs.factory.next_arrival(now, &mut gs.rng) {
+            self.queue.schedule(t.max(now), Event::GroupArrival(g));
+        }
+        self.groups[g.index()] = Some(gs);
+    }
+
+    fn on_warmup_end(&mut self, now: SimTime) {
+        self.measuring = true;
+        for l in &mut self.links {
+            l.baseline = l.counters;
+            l.stats.reset(now, l.queue.len() as u32, l.backlog_bytes);
+        }
+        for f in &mut self.flows {
+            f.baseline = f.counters;
+        }
+    }
+
+    fn on_sample(&mut self, now: SimTime) {
+        let Some(iv) = self.cfg.sample_interval else {
+            return;
+        };
+        let t = now.as_secs_f64();
+        let sel = self.cfg.series;
+        let dt = iv.as_secs_f64();
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            if f.start > now || f.finished.is_some_and(|x| x < now) {
+                continue;
+            }
+            let subject = Subject::Flow(FlowId::from_index(i));
+            let probe = self.endpoints[f.sender.index()].ep.probe();
+            if sel.flow_window {
+                if let Some(w) = probe.window {
+                    self.series.push(SeriesPoint::new(t, subject, "cwnd_bytes", w));
+                }
+            }
+            if sel.flow_rate {
+                if let Some(r) = probe.rate {
+                    self.series.push(SeriesPoint::new(t, subject, "rate_bps", r));
+                }
+                let rx = f.counters.rx_bytes;
+                let thr = (rx - f.last_sample_rx) as f64 * 8.0 / dt;
+                f.last_sample_rx = rx;
+                if now > SimTime::ZERO {
+                    self.series.push(SeriesPoint::new(t, subject, "throughput_bps", thr));
+                }
+            }
+            if sel.flow_rtt {
+                if let Some(r) = probe.srtt {
+                    self.series.push(SeriesPoint::new(t, subject, "srtt_s", r));
+                }
+            }
+        }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let subject = Subject::Link(LinkId::from_index(i));
+            if sel.link_queue {
+                self.series.push(SeriesPoint::new(t, subject, "queue_pkts", l.queue.len() as f64));
+                self.series.push(SeriesPoint::new(t, subject, "queue_bytes", l.backlog_bytes as f64));
+                if let Some((name, v)) = l.algo.probe() {
+                    self.series.push(SeriesPoint::new(t, subject, name, v));
+                }
+            }
+            if sel.link_rate {
+                let d = l.counters.departed.bytes;
+                let rate = (d - l.last_sample_departed) as f64 * 8.0 / dt;
+                l.last_sample_departed = d;
+                if now > SimTime::ZERO {
+                    self.series.push(SeriesPoint::new(t, subject, "rate_bps", rate));
+                }
+            }
+        }
+        self.queue.schedule(now + iv, Event::Sample);
+    }
+
+    /// Check every conservation identity; `Err` names the first that fails.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut in_network = Count::default();
+        let mut dropped = Count::default();
+        for (i, l) in self.links.iter().enumerate() {
+            let backlog = Count {
+                pkts: l.queue.len() as u64,
+                bytes: l.backlog_bytes,
+            };
+            let pipe = Count {
+                pkts: l.pipe.len() as u64,
+                bytes: l.pipe_bytes,
+            };
+            l.counters
+                .check(backlog, pipe)
+                .map_err(|e| format!("link {} ({}): {e}", i, l.spec.name))?;
+            in_network.pkts += backlog.pkts + pipe.pkts;
+            in_network.bytes += backlog.bytes + pipe.bytes;
+            let d = l.counters.dropped_total();
+            dropped.pkts += d.pkts;
+            dropped.bytes += d.bytes;
+        }
+        if self.injected.pkts != self.absorbed.pkts + dropped.pkts + in_network.pkts
+            || self.injected.bytes != self.absorbed.bytes + dropped.bytes + in_network.bytes
+        {
+            return Err(format!(
+                "sent {:?} != delivered {:?} + dropped {:?} + in queues and pipes {:?}",
+                self.injected, self.absorbed, dropped, in_network
+            ));
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, end: SimTime) -> RunOutput {
+        if let Err(e) = self.check_invariants() {
+            panic!("conservation invariant broken at end of run: {e}");
+        }
+        let warm = SimTime::ZERO + self.cfg.warmup;
+        let window = (end - warm).as_secs_f64();
+        let mut crossing: Vec<Vec<FlowId>> = vec![Vec::new(); self.links.len()];
+        let flows: Vec<FlowReport> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let id = FlowId::from_index(i);
+                for l in &self.routes[f.fwd.index()] {
+                    crossing[l.index()].push(id);
+                }
+                let from = f.start.max(warm);
+                let to = f.finished.unwrap_or(end).min(f.stop.unwrap_or(end)).min(end);
+                let active = if to > from { (to - from).as_secs_f64() } else { 0.0 };
+                FlowReport {
+                    flow: id,
+                    group: f.group,
+                    start: f.start,
+                    finish: f.finished,
+                    active_secs: active,
+                    counters: f.counters.since(&f.baseline),
+                    total: f.counters,
+                }
+            })
+            .collect();
+        let links: Vec<LinkReport> = self
+            .links
+            .iter_mut()
+            .enumerate()
+            .map(|(i, l)| {
+                l.stats.advance(end, l.queue.len() as u32, l.backlog_bytes);
+                LinkReport::new(
+                    LinkId::from_index(i),
+                    &l.spec,
+                    l.counters.since(&l.baseline),
+                    std::mem::take(&mut l.stats),
+                    window,
+                    std::mem::take(&mut crossing[i]),
+                )
+            })
+            .collect();
+        RunOutput {
+            replication: self.cfg.replication,
+            seed: self.cfg.seed,
+            events: self.events,
+            end_secs: end.as_secs_f64(),
+            window_secs: window,
+            flows,
+            links,
+            series: self.series,
+        }
+    }
+}
