@@ -41,6 +41,7 @@ pub mod packet;
 pub mod report;
 pub mod rng;
 pub mod sim;
+pub mod trace;
 pub mod units;
 
 pub use config::{check_range, ParamError};
@@ -54,5 +55,6 @@ pub use link::{
 pub use packet::{CcHeader, Combine, Ecn, Flags, HeaderFamily, Packet, PacketKind};
 pub use report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
 pub use rng::{stream, SimRng, StreamKind};
+pub use trace::{TraceKind, Tracer};
 pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator};
-pub use units::{parse_bytes, parse_duration, parse_rate, Bytes, Rate, SimDuration, SimTime};
+pub use units::{PS_PER_SEC, parse_bytes, parse_duration, parse_rate, Bytes, Rate, SimDuration, SimTime};

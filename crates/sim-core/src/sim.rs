@@ -19,6 +19,7 @@ use crate::link::{
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
 use crate::rng::{stream, SimRng, StreamKind};
+use crate::trace::{TraceKind, Tracer};
 use crate::units::{SimDuration, SimTime};
 
 /// Run-wide settings.
@@ -81,6 +82,8 @@ struct LinkState {
     algo_rng: SimRng,
     loss_rng: SimRng,
     counters: LinkCounters,
+    /// Bytes dropped at the queue (all reasons but wire loss), for [`LinkView`].
+    queue_dropped_bytes: u64,
     baseline: LinkCounters,
     stats: LinkStats,
     timer: TimerSlot,
@@ -100,7 +103,7 @@ impl LinkState {
             limit: self.limit,
             arrived_bytes: self.counters.arrived.bytes,
             departed_bytes: self.counters.departed.bytes,
-            dropped_bytes: self.counters.dropped_at_queue().bytes,
+            dropped_bytes: self.queue_dropped_bytes,
             busy_until: self.busy_until,
         }
     }
@@ -149,6 +152,7 @@ pub struct Simulator {
     injected: Count,
     /// Packets handed by the network to endpoints.
     absorbed: Count,
+    tracer: Option<Box<dyn Tracer>>,
 }
 
 impl Simulator {
@@ -168,6 +172,19 @@ impl Simulator {
             series: Vec::new(),
             injected: Count::default(),
             absorbed: Count::default(),
+            tracer: None,
+        }
+    }
+
+    /// Send every packet event to `tracer` (slows the run; for debugging and tests).
+    pub fn set_tracer(&mut self, tracer: Box<dyn Tracer>) {
+        self.tracer = Some(tracer);
+    }
+
+    #[inline]
+    fn trace(&mut self, now: SimTime, l: LinkId, kind: TraceKind, pkt: &Packet) {
+        if let Some(t) = &mut self.tracer {
+            t.on_event(now, l, kind, pkt);
         }
     }
 
@@ -193,6 +210,7 @@ impl Simulator {
             algo_rng: stream(seed, rep, StreamKind::LinkAlgorithm, id.0),
             loss_rng: stream(seed, rep, StreamKind::LinkLoss, id.0),
             counters: LinkCounters::default(),
+            queue_dropped_bytes: 0,
             baseline: LinkCounters::default(),
             stats: LinkStats::default(),
             timer: TimerSlot::default(),
@@ -287,10 +305,20 @@ impl Simulator {
     }
 
     /// Run to the configured end and report.
-    pub fn run(mut self) -> RunOutput {
+    pub fn run(self) -> RunOutput {
+        self.run_observed(SimDuration::MAX, &mut |_| {})
+    }
+
+    /// Run to the configured end, calling `observer` with the simulated time about
+    /// every `every` of simulated time (for progress bars).
+    pub fn run_observed(mut self, every: SimDuration, observer: &mut dyn FnMut(SimTime)) -> RunOutput {
         let end = SimTime::ZERO + self.cfg.end;
         let warm = SimTime::ZERO + self.cfg.warmup;
-        self.queue.schedule(warm, Event::WarmupEnd);
+        if warm == SimTime::ZERO {
+            self.on_warmup_end(SimTime::ZERO);
+        } else {
+            self.queue.schedule(warm, Event::WarmupEnd);
+        }
         if self.cfg.sample_interval.is_some() && self.cfg.series.any() {
             self.queue.schedule(SimTime::ZERO, Event::Sample);
         }
@@ -305,10 +333,16 @@ impl Simulator {
             l.algo.on_start(&view, &mut ctl);
             self.apply_link_control(id, ctl);
         }
+        let mut next_report = SimTime::ZERO.saturating_add(every);
         while let Some((now, ev)) = self.queue.pop_until(end) {
             self.events += 1;
             self.dispatch(now, ev);
+            if now >= next_report {
+                observer(now);
+                next_report = now.saturating_add(every);
+            }
         }
+        observer(end);
         self.finish(end)
     }
 
@@ -419,6 +453,9 @@ impl Simulator {
             Verdict::Mark(r) if pkt.ecn.is_capable() => {
                 pkt.ecn = Ecn::Ce;
                 link.counters.marked[r as usize].add(pkt.size);
+                if let Some(t) = &mut self.tracer {
+                    t.on_event(now, l, TraceKind::Mark(r), &pkt);
+                }
                 None
             }
             Verdict::Mark(r) | Verdict::Drop(r) => Some(r),
@@ -430,9 +467,14 @@ impl Simulator {
         });
         if let Some(r) = drop {
             link.counters.dropped[r as usize].add(pkt.size);
+            link.queue_dropped_bytes += u64::from(pkt.size);
+            self.trace(now, l, TraceKind::Drop(r), &pkt);
             return;
         }
         link.counters.enqueued.add(pkt.size);
+        if let Some(t) = &mut self.tracer {
+            t.on_event(now, l, TraceKind::Enqueue, &pkt);
+        }
         if link.queue.is_empty() && link.busy_until <= now {
             // Idle link: straight to the serializer, no queueing.
             if self.measuring {
@@ -468,10 +510,20 @@ impl Simulator {
         link.algo.on_departure(&mut pkt, &view);
         let done = now + link.spec.capacity.tx_time(crate::units::Bytes::new(u64::from(pkt.size)));
         link.busy_until = done;
-        if link.spec.loss > 0.0 && link.loss_rng.random::<f64>() < link.spec.loss {
+        let lost = link.spec.loss > 0.0 && link.loss_rng.random::<f64>() < link.spec.loss;
+        if lost {
             link.counters.dropped[Reason::WireLoss as usize].add(pkt.size);
+        }
+        if self.tracer.is_some() {
+            self.trace(now, l, TraceKind::Depart, &pkt);
+            if lost {
+                self.trace(now, l, TraceKind::Drop(Reason::WireLoss), &pkt);
+            }
+        }
+        if lost {
             return;
         }
+        let link = &mut self.links[l.index()];
         let arrive = done + link.spec.delay;
         let was_empty = link.pipe.is_empty();
         link.pipe.push_back((arrive, pkt));
@@ -514,6 +566,7 @@ impl Simulator {
         if let Some(&(next, _)) = link.pipe.front() {
             self.queue.schedule(next, Event::LinkArrive(l));
         }
+        self.trace(now, l, TraceKind::Arrive, &pkt);
         pkt.hop += 1;
         let route = &self.routes[pkt.route.index()];
         if let Some(&next) = route.get(usize::from(pkt.hop)) {

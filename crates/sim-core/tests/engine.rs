@@ -1,0 +1,180 @@
+//! Engine behaviour against closed-form expectations: store-and-forward timing,
+//! tail drop at the buffer limit, wire loss, conservation and tracing.
+
+use std::sync::{Arc, Mutex};
+
+use sim_core::*;
+
+/// Accepts everything (the engine enforces the buffer limit).
+struct Accept;
+impl LinkAlgorithm for Accept {
+    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut SimRng) -> Verdict {
+        Verdict::Enqueue
+    }
+}
+
+/// Sends `n` packets of `size` bytes at its start time.
+struct Burst {
+    n: u32,
+    size: u32,
+}
+impl Endpoint for Burst {
+    fn on_start(&mut self, ctx: &mut EndpointCtx) {
+        for i in 0..self.n {
+            let mut p = Packet::new(ctx.flow(), RouteId(0), PacketKind::Data, self.size, ctx.now());
+            p.seq = u64::from(i);
+            ctx.send(p);
+        }
+    }
+    fn on_packet(&mut self, _: Packet, _: &mut EndpointCtx) {}
+}
+
+/// Records arrival times of data.
+struct Recorder(Arc<Mutex<Vec<(u64, SimTime)>>>);
+impl Endpoint for Recorder {
+    fn on_packet(&mut self, p: Packet, ctx: &mut EndpointCtx) {
+        ctx.counters().goodput_bytes += u64::from(p.size);
+        self.0.lock().unwrap().push((p.seq, ctx.now()));
+    }
+}
+
+fn config(end_s: u64) -> SimConfig {
+    SimConfig {
+        seed: 1,
+        replication: 0,
+        warmup: SimDuration::ZERO,
+        end: SimDuration::from_secs(end_s),
+        sample_interval: None,
+        series: SeriesSelect::default(),
+    }
+}
+
+fn link(sim: &mut Simulator, from: u32, to: u32, mbps: u64, ms: u64, limit: BufferLimit, loss: f64) -> LinkId {
+    sim.add_link(
+        LinkSpec {
+            name: format!("{from}->{to}"),
+            from: NodeId(from),
+            to: NodeId(to),
+            capacity: Rate::from_bps(mbps * 1_000_000),
+            delay: SimDuration::from_millis(ms),
+            limit,
+            loss,
+        },
+        Box::new(Accept),
+    )
+}
+
+fn burst_over_two_links(n: u32, limit: BufferLimit, loss: f64) -> (RunOutput, Vec<(u64, SimTime)>) {
+    let mut sim = Simulator::new(config(10));
+    let a = link(&mut sim, 0, 1, 10, 5, limit, loss);
+    let b = link(&mut sim, 1, 2, 10, 7, BufferLimit::Unlimited, 0.0);
+    let back = link(&mut sim, 2, 0, 10, 1, BufferLimit::Unlimited, 0.0);
+    let fwd = sim.add_route(vec![a, b]);
+    let rev = sim.add_route(vec![back]);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    sim.add_flow(FlowSpec {
+        group: GroupId(0),
+        sender: Box::new(Burst { n, size: 1250 }),
+        receiver: Box::new(Recorder(log.clone())),
+        fwd,
+        rev,
+        start: SimTime::ZERO,
+        stop: None,
+    });
+    let out = sim.run();
+    let v = log.lock().unwrap().clone();
+    (out, v)
+}
+
+#[test]
+fn store_and_forward_timing_matches_the_closed_form() {
+    // 1250 B at 10 Mb/s = 1 ms per packet. Packet j (0-based) leaves link a at
+    // (j+1) ms, arrives at node 1 at (j+1) + 5 ms, and since link b is as fast and
+    // idle by then, reaches node 2 at (j+1) + 5 + 1 + 7 ms.
+    let (out, arrivals) = burst_over_two_links(5, BufferLimit::Unlimited, 0.0);
+    assert_eq!(arrivals.len(), 5);
+    for (j, (seq, t)) in arrivals.iter().enumerate() {
+        assert_eq!(*seq, j as u64, "FIFO order");
+        assert_eq!(*t, SimTime::ZERO + SimDuration::from_millis(j as u64 + 14));
+    }
+    assert_eq!(out.flows[0].counters.goodput_bytes, 5 * 1250);
+    // Link a queued packets 1..4 for 1,2,3,4 ms: mean delay 2 ms over 5 packets.
+    let la = &out.links[0];
+    assert_eq!(la.stats.qdelay_n, 5);
+    assert!((la.qdelay_mean_secs() - 0.002).abs() < 1e-12);
+    assert_eq!(la.stats.max_pkts, 4);
+}
+
+#[test]
+fn a_full_buffer_drops_the_tail_and_counts_it() {
+    // 10 packets offered at once, 1 in service + 3 waiting: 6 overflow drops.
+    let (out, arrivals) = burst_over_two_links(10, BufferLimit::Packets(3), 0.0);
+    assert_eq!(arrivals.len(), 4);
+    assert_eq!(arrivals.iter().map(|a| a.0).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    let la = &out.links[0];
+    assert_eq!(la.counters.dropped[Reason::Overflow as usize].pkts, 6);
+    assert_eq!(la.counters.arrived.pkts, 10);
+    assert_eq!(la.counters.enqueued.pkts, 4);
+}
+
+#[test]
+fn wire_loss_drops_about_the_configured_fraction() {
+    // 2000 packets at loss 0.2: binomial sd = sqrt(2000 * 0.16) = 17.9; allow 5 sd.
+    let (out, arrivals) = burst_over_two_links(2000, BufferLimit::Unlimited, 0.2);
+    let lost = out.links[0].counters.dropped[Reason::WireLoss as usize].pkts;
+    assert_eq!(lost + arrivals.len() as u64, 2000);
+    assert!((lost as f64 - 400.0).abs() < 5.0 * 17.9, "{lost}");
+}
+
+#[test]
+fn utilisation_and_backlog_are_time_averages_over_the_window() {
+    // 5 packets (5 ms of work) in a 10 s window: link a busy 0.05 % of the time.
+    let (out, _) = burst_over_two_links(5, BufferLimit::Unlimited, 0.0);
+    let la = &out.links[0];
+    assert!((la.utilisation() - 0.005 / 10.0).abs() < 1e-12);
+    // Backlog 4,3,2,1 packets for 1 ms each: area 10 pkt-ms over 10 s.
+    assert!((la.backlog_mean_pkts() - 0.010 / 10.0).abs() < 1e-12);
+}
+
+struct Log(Arc<Mutex<Vec<(SimTime, LinkId, TraceKind, u64)>>>);
+impl Tracer for Log {
+    fn on_event(&mut self, now: SimTime, link: LinkId, kind: TraceKind, pkt: &Packet) {
+        self.0.lock().unwrap().push((now, link, kind, pkt.seq));
+    }
+}
+
+#[test]
+fn the_tracer_sees_every_packet_event_in_time_order() {
+    let mut sim = Simulator::new(config(1));
+    let a = link(&mut sim, 0, 1, 10, 5, BufferLimit::Packets(1), 0.0);
+    let back = link(&mut sim, 1, 0, 10, 5, BufferLimit::Packets(1), 0.0);
+    let fwd = sim.add_route(vec![a]);
+    let rev = sim.add_route(vec![back]);
+    sim.add_flow(FlowSpec {
+        group: GroupId(0),
+        sender: Box::new(Burst { n: 3, size: 1250 }),
+        receiver: Box::new(Recorder(Arc::default())),
+        fwd,
+        rev,
+        start: SimTime::ZERO,
+        stop: None,
+    });
+    let log = Arc::new(Mutex::new(Vec::new()));
+    sim.set_tracer(Box::new(Log(log.clone())));
+    sim.run();
+    let log = log.lock().unwrap();
+    let kinds: Vec<_> = log.iter().map(|e| (e.2, e.3)).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (TraceKind::Enqueue, 0),
+            (TraceKind::Depart, 0),
+            (TraceKind::Enqueue, 1),
+            (TraceKind::Drop(Reason::Overflow), 2),
+            (TraceKind::Depart, 1),
+            (TraceKind::Arrive, 0),
+            (TraceKind::Arrive, 1),
+        ]
+    );
+    assert!(log.windows(2).all(|w| w[0].0 <= w[1].0));
+}
