@@ -1,1 +1,24 @@
-//! topology
+//! # topology: scenario files, topologies, presets and routing
+//!
+//! ## Layers
+//! - [`scenario`]: the typed TOML schema (`deny_unknown_fields`, unit strings).
+//! - [`error`]: errors that name the key path and the line and column.
+//! - [`preset`]: dumbbell and parking lot, expanded into the generic [`graph`].
+//! - [`graph`]: nodes, unidirectional links, shortest-path routing.
+//! - [`build`]: validation into a [`Resolved`] scenario, then one
+//!   `sim_core::Simulator` per replication.
+//!
+//! A scenario is checked completely by [`Resolved::parse`]; building a replication
+//! cannot then fail on user input.
+#![forbid(unsafe_code)]
+
+pub mod build;
+pub mod error;
+pub mod graph;
+pub mod preset;
+pub mod scenario;
+pub mod transports;
+
+pub use build::{parse_scenario, Resolved, ResolvedGroup};
+pub use error::ScenarioError;
+pub use scenario::Scenario;

@@ -1,0 +1,469 @@
+//! From scenario text to a validated [`Resolved`] scenario, and from that to a
+//! ready-to-run [`Simulator`] per replication.
+//!
+//! Every check happens in [`Resolved::parse`]; building a replication afterwards
+//! only instantiates algorithms whose parameters were already validated.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rand::Rng;
+use sim_core::{
+    stream, Endpoint, FlowFactory, FlowSpec, GroupId, LinkId, LinkSpec, NodeId, RouteId,
+    SeriesSelect, SimConfig, SimDuration, SimRng, SimTime, Simulator, StreamKind,
+};
+
+use protocols::link::LinkBuildCtx;
+use protocols::traffic::{PacketProcess, TrafficConfig, UdpSink, UdpSource};
+
+use crate::error::ScenarioError;
+use crate::graph::Graph;
+use crate::preset::expand_preset;
+use crate::scenario::{FlowGroupConfig, Scenario, SeriesName};
+
+/// Largest packet size accepted, bytes (IPv4 total-length limit).
+pub const MAX_PACKET_SIZE: u64 = 65_535;
+
+/// A flow group with its routes resolved.
+#[derive(Clone, Debug)]
+pub struct ResolvedGroup {
+    /// The group as written.
+    pub cfg: FlowGroupConfig,
+    /// Per flow: (forward links, reverse links). Arrival processes have one entry,
+    /// shared by every flow they create.
+    pub routes: Vec<(Vec<usize>, Vec<usize>)>,
+}
+
+/// A scenario that passed every check.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// The scenario with defaults filled in.
+    pub scenario: Scenario,
+    /// Its name.
+    pub name: String,
+    /// The expanded network.
+    pub graph: Graph,
+    /// Flow groups with routes.
+    pub groups: Vec<ResolvedGroup>,
+}
+
+fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(path, msg)
+}
+
+/// Parse a scenario's text. `default_name` names it when it has no `name`.
+pub fn parse_scenario(src: &str) -> Result<Scenario, ScenarioError> {
+    let de = toml::de::Deserializer::parse(src).map_err(|e| toml_error(src, "", &e))?;
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let path = if path == "." { String::new() } else { path };
+        toml_error(src, &path, e.inner())
+    })
+}
+
+fn toml_error(src: &str, path: &str, e: &toml::de::Error) -> ScenarioError {
+    let position = e.span().map(|s| crate::error::line_col(src, s.start));
+    let e = ScenarioError {
+        path: path.to_string(),
+        position,
+        message: e.message().trim().to_string(),
+    };
+    e.locate(src)
+}
+
+impl Resolved {
+    /// Parse and validate scenario text.
+    pub fn parse(src: &str, default_name: &str) -> Result<Resolved, ScenarioError> {
+        let sc = parse_scenario(src)?;
+        Self::from_scenario(sc, default_name).map_err(|e| e.locate(src))
+    }
+
+    /// Validate an already-parsed scenario.
+    pub fn from_scenario(sc: Scenario, default_name: &str) -> Result<Resolved, ScenarioError> {
+        validate_run(&sc)?;
+        let mut graph = Graph::default();
+        if let Some(p) = &sc.topology {
+            expand_preset(p, &mut graph)?;
+        }
+        for (i, n) in sc.nodes.iter().enumerate() {
+            if n.name.is_empty() || !graph.add_node(&n.name) {
+                return Err(err(
+                    format!("nodes[{i}].name"),
+                    format!("node name `{}` is empty or already used", n.name),
+                ));
+            }
+        }
+        for (i, l) in sc.links.iter().enumerate() {
+            let at = format!("links[{i}]");
+            let a = graph
+                .node(&l.from)
+                .ok_or_else(|| err(format!("{at}.from"), unknown_node(&l.from, &graph)))?;
+            let b = graph
+                .node(&l.to)
+                .ok_or_else(|| err(format!("{at}.to"), unknown_node(&l.to, &graph)))?;
+            if a == b {
+                return Err(err(format!("{at}.to"), "a link cannot connect a node to itself"));
+            }
+            graph.add_link(a, b, &l.params(), l.duplex, &at);
+        }
+        for l in &graph.links {
+            validate_link(l)?;
+        }
+        let mut names = BTreeSet::new();
+        let mut groups = Vec::new();
+        for (i, g) in sc.flows.iter().enumerate() {
+            let at = format!("flows[{i}]");
+            if !names.insert(g.name.clone()) {
+                return Err(err(format!("{at}.name"), format!("group name `{}` is used twice", g.name)));
+            }
+            groups.push(resolve_group(&sc, g, &at, &graph)?);
+        }
+        if groups.is_empty() {
+            return Err(err("flows", "a scenario needs at least one [[flows]] group"));
+        }
+        for (i, e) in sc.expect.iter().enumerate() {
+            let at = format!("expect[{i}]");
+            if !["group", "link", "run"].contains(&e.scope.as_str()) {
+                return Err(err(format!("{at}.scope"), format!("unknown scope `{}`; allowed: group, link, run", e.scope)));
+            }
+            let known = match e.scope.as_str() {
+                "group" => names.contains(&e.subject),
+                "link" => graph.links.iter().any(|l| l.name == e.subject),
+                _ => true,
+            };
+            if !known {
+                return Err(err(format!("{at}.subject"), format!("no {} named `{}`", e.scope, e.subject)));
+            }
+            for (k, v) in [("tolerance", e.tolerance), ("abs_tolerance", e.abs_tolerance), ("ref_ci", e.ref_ci)] {
+                if v.is_some_and(|x| !(x.is_finite() && x >= 0.0)) {
+                    return Err(err(format!("{at}.{k}"), "must be a finite number >= 0"));
+                }
+            }
+        }
+        let name = sc.name.clone().unwrap_or_else(|| default_name.to_string());
+        Ok(Resolved {
+            scenario: sc,
+            name,
+            graph,
+            groups,
+        })
+    }
+
+    /// The resolved scenario as TOML (defaults filled in).
+    pub fn to_toml(&self) -> String {
+        toml::to_string_pretty(&self.scenario).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+    }
+
+    /// Names of the flow groups, by `GroupId`.
+    pub fn group_names(&self) -> Vec<String> {
+        self.groups.iter().map(|g| g.cfg.name.clone()).collect()
+    }
+
+    /// Names of the links, by `LinkId`.
+    pub fn link_names(&self) -> Vec<String> {
+        self.graph.links.iter().map(|l| l.name.clone()).collect()
+    }
+
+    /// Build the simulator for replication `rep` with master seed `seed`.
+    pub fn build(&self, seed: u64, rep: u32) -> Result<Simulator, ScenarioError> {
+        let run = &self.scenario.run;
+        let mut series = SeriesSelect::default();
+        for s in &run.series {
+            match s {
+                SeriesName::FlowWindow => series.flow_window = true,
+                SeriesName::FlowRate => series.flow_rate = true,
+                SeriesName::FlowRtt => series.flow_rtt = true,
+                SeriesName::LinkQueue => series.link_queue = true,
+                SeriesName::LinkRate => series.link_rate = true,
+            }
+        }
+        let mut sim = Simulator::new(SimConfig {
+            seed,
+            replication: rep,
+            warmup: run.warmup,
+            end: run.duration,
+            sample_interval: run.sample_interval,
+            series,
+        });
+        for l in &self.graph.links {
+            let ctx = LinkBuildCtx {
+                capacity: l.capacity,
+                delay: l.delay,
+                limit: l.buffer,
+            };
+            let algo = l
+                .algo
+                .build(&ctx)
+                .map_err(|e| err(format!("{}.algo.{}", l.origin, e.key), e.message))?;
+            sim.add_link(
+                LinkSpec {
+                    name: l.name.clone(),
+                    from: NodeId::from_index(l.from),
+                    to: NodeId::from_index(l.to),
+                    capacity: l.capacity,
+                    delay: l.delay,
+                    limit: l.buffer,
+                    loss: l.loss,
+                },
+                algo,
+            );
+        }
+        let mut routes: BTreeMap<Vec<usize>, RouteId> = BTreeMap::new();
+        let mut route_of = |sim: &mut Simulator, links: &[usize]| {
+            *routes
+                .entry(links.to_vec())
+                .or_insert_with(|| sim.add_route(links.iter().map(|&l| LinkId::from_index(l)).collect()))
+        };
+        for (gi, g) in self.groups.iter().enumerate() {
+            let gid = GroupId::from_index(gi);
+            let cfg = &g.cfg;
+            let stop = cfg.stop.map(|d| SimTime::ZERO + d);
+            if let TrafficConfig::PoissonArrivals { rate, size } = &cfg.traffic {
+                let (f, r) = &g.routes[0];
+                let factory = ArrivalFactory {
+                    group: gid,
+                    cfg: cfg.clone(),
+                    rate: *rate,
+                    size: size.clone(),
+                    fwd: route_of(&mut sim, f),
+                    rev: route_of(&mut sim, r),
+                    start: SimTime::ZERO + cfg.start,
+                    stop,
+                    started: false,
+                };
+                sim.add_group(gid, Box::new(factory));
+                continue;
+            }
+            let mut rng = stream(seed, rep, StreamKind::Group, gid.0);
+            for (i, (f, r)) in g.routes.iter().enumerate() {
+                let mut start = SimTime::ZERO + cfg.start + cfg.start_spacing.saturating_mul(i as u64);
+                if cfg.start_jitter > SimDuration::ZERO {
+                    let j: f64 = rng.random();
+                    start += SimDuration::from_ps((j * cfg.start_jitter.as_ps() as f64) as u64);
+                }
+                let size = match &cfg.traffic {
+                    TrafficConfig::Finite { size } => Some(size.get()),
+                    _ => None,
+                };
+                let (sender, receiver) = make_endpoints(cfg, size);
+                let spec = FlowSpec {
+                    group: gid,
+                    sender,
+                    receiver,
+                    fwd: route_of(&mut sim, f),
+                    rev: route_of(&mut sim, r),
+                    start,
+                    stop,
+                };
+                sim.add_flow(spec);
+            }
+        }
+        Ok(sim)
+    }
+}
+
+/// The sender and receiver endpoints of one flow of group `cfg`.
+fn make_endpoints(cfg: &FlowGroupConfig, size: Option<u64>) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+    let mss = cfg.packet_size.get() as u32;
+    match &cfg.traffic {
+        TrafficConfig::Cbr { rate } => (
+            Box::new(UdpSource::new(*rate, mss, PacketProcess::Constant)),
+            Box::new(UdpSink),
+        ),
+        TrafficConfig::PoissonPackets { rate } => (
+            Box::new(UdpSource::new(*rate, mss, PacketProcess::Poisson)),
+            Box::new(UdpSink),
+        ),
+        _ => crate::transports::tcp_endpoints(cfg, size),
+    }
+}
+
+/// Creates the flows of a Poisson arrival process.
+struct ArrivalFactory {
+    group: GroupId,
+    cfg: FlowGroupConfig,
+    rate: f64,
+    size: protocols::traffic::SizeDist,
+    fwd: RouteId,
+    rev: RouteId,
+    start: SimTime,
+    stop: Option<SimTime>,
+    started: bool,
+}
+
+impl FlowFactory for ArrivalFactory {
+    fn next_arrival(&mut self, now: SimTime, rng: &mut SimRng) -> Option<SimTime> {
+        let base = if self.started { now } else { self.start };
+        self.started = true;
+        let u: f64 = rng.random();
+        let gap = -(1.0 - u).ln() / self.rate;
+        let t = base + SimDuration::from_secs_f64(gap);
+        match self.stop {
+            Some(s) if t >= s => None,
+            _ => Some(t),
+        }
+    }
+
+    fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec {
+        let size = self.size.sample(rng);
+        let (sender, receiver) = make_endpoints(&self.cfg, Some(size));
+        FlowSpec {
+            group: self.group,
+            sender,
+            receiver,
+            fwd: self.fwd,
+            rev: self.rev,
+            start: now,
+            stop: None,
+        }
+    }
+}
+
+fn unknown_node(name: &str, g: &Graph) -> String {
+    let mut known: Vec<&str> = g.nodes.iter().map(String::as_str).take(12).collect();
+    if g.nodes.len() > 12 {
+        known.push("...");
+    }
+    format!("unknown node `{name}`; known nodes: {}", known.join(", "))
+}
+
+fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
+    let r = &sc.run;
+    if r.duration == SimDuration::ZERO {
+        return Err(err("run.duration", "must be > 0"));
+    }
+    if r.warmup >= r.duration {
+        return Err(err(
+            "run.warmup",
+            format!("warm-up ({}) must be shorter than the run (duration = {})", r.warmup, r.duration),
+        ));
+    }
+    if r.replications == 0 {
+        return Err(err("run.replications", "must be >= 1"));
+    }
+    match (r.sample_interval, r.series.is_empty()) {
+        (Some(d), _) if d == SimDuration::ZERO => Err(err("run.sample_interval", "must be > 0")),
+        (None, false) => Err(err("run.series", "series need a run.sample_interval")),
+        _ => Ok(()),
+    }
+}
+
+fn validate_link(l: &crate::graph::GraphLink) -> Result<(), ScenarioError> {
+    if l.capacity.bps() == 0 {
+        return Err(err(format!("{}.capacity", l.origin), "must be > 0 (e.g. \"10Mbps\")"));
+    }
+    if !(l.loss.is_finite() && (0.0..1.0).contains(&l.loss)) {
+        return Err(err(format!("{}.loss", l.origin), format!("{} is out of range; allowed: 0 <= loss < 1", l.loss)));
+    }
+    let ctx = LinkBuildCtx {
+        capacity: l.capacity,
+        delay: l.delay,
+        limit: l.buffer,
+    };
+    l.algo
+        .build(&ctx)
+        .map(|_| ())
+        .map_err(|e| err(format!("{}.algo.{}", l.origin, e.key), e.message))
+}
+
+fn resolve_path(names: &[String], i: u32, at: &str, graph: &Graph) -> Result<Vec<usize>, ScenarioError> {
+    if names.len() < 2 {
+        return Err(err(at, "a path needs at least two nodes"));
+    }
+    let nodes = names
+        .iter()
+        .enumerate()
+        .map(|(k, n)| {
+            let n = crate::scenario::expand(n, i);
+            graph.node(&n).ok_or_else(|| err(format!("{at}[{k}]"), unknown_node(&n, graph)))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    graph.path_links(&nodes).map_err(|k| {
+        err(
+            format!("{at}[{}]", k + 1),
+            format!(
+                "no link from `{}` to `{}` (path through a missing link)",
+                graph.nodes[nodes[k]],
+                graph.nodes[nodes[k + 1]]
+            ),
+        )
+    })
+}
+
+fn resolve_group(sc: &Scenario, g: &FlowGroupConfig, at: &str, graph: &Graph) -> Result<ResolvedGroup, ScenarioError> {
+    if g.name.is_empty() {
+        return Err(err(format!("{at}.name"), "must not be empty"));
+    }
+    if g.count == 0 {
+        return Err(err(format!("{at}.count"), "must be >= 1"));
+    }
+    let ps = g.packet_size.get();
+    if ps == 0 || ps > MAX_PACKET_SIZE {
+        return Err(err(format!("{at}.packet_size"), format!("{ps} B is out of range; allowed: 1 B ..= {MAX_PACKET_SIZE} B")));
+    }
+    g.traffic.validate().map_err(|e| err(format!("{at}.traffic.{}", e.key), e.message))?;
+    if g.traffic.is_packet_source() {
+        if g.cc.is_some() {
+            return Err(err(format!("{at}.cc"), format!("traffic `{}` is a non-adaptive source; it takes no congestion controller", g.traffic.name())));
+        }
+        if g.tcp.is_some() {
+            return Err(err(format!("{at}.tcp"), format!("traffic `{}` is a non-adaptive source; it takes no tcp settings", g.traffic.name())));
+        }
+    } else {
+        crate::transports::validate_tcp(g).map_err(|e| err(format!("{at}.{}", e.key), e.message))?;
+    }
+    let run_end = sc.run.duration;
+    if let Some(stop) = g.stop {
+        if stop <= g.start {
+            return Err(err(format!("{at}.stop"), format!("stop ({stop}) must be after start ({})", g.start)));
+        }
+    }
+    if g.start >= run_end {
+        return Err(err(format!("{at}.start"), format!("start ({}) is not before the end of the run ({run_end})", g.start)));
+    }
+    if let (NodeSel::Many(v), _) | (_, NodeSel::Many(v)) = (&g.from, &g.to) {
+        if v.is_empty() {
+            return Err(err(format!("{at}.from"), "node lists must not be empty"));
+        }
+    }
+    let n = if matches!(g.traffic, TrafficConfig::PoissonArrivals { .. }) { 1 } else { g.count };
+    let mut routes = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let src_name = g.from.for_flow(i);
+        let dst_name = g.to.for_flow(i);
+        let src = graph.node(&src_name).ok_or_else(|| err(format!("{at}.from"), unknown_node(&src_name, graph)))?;
+        let dst = graph.node(&dst_name).ok_or_else(|| err(format!("{at}.to"), unknown_node(&dst_name, graph)))?;
+        if src == dst {
+            return Err(err(format!("{at}.to"), format!("flow {i} starts and ends at `{src_name}`")));
+        }
+        let fwd = match &g.path {
+            Some(p) => {
+                let links = resolve_path(p, i, &format!("{at}.path"), graph)?;
+                let (s, d) = (graph.links[links[0]].from, graph.links[*links.last().expect("non-empty")].to);
+                if s != src || d != dst {
+                    return Err(err(format!("{at}.path"), format!("path must run from `{src_name}` to `{dst_name}`")));
+                }
+                links
+            }
+            None => graph.shortest_path(src, dst, g.routing).ok_or_else(|| {
+                err(format!("{at}.to"), format!("no route from `{src_name}` to `{dst_name}`: the nodes are not connected"))
+            })?,
+        };
+        let rev = match &g.reverse_path {
+            Some(p) => {
+                let links = resolve_path(p, i, &format!("{at}.reverse_path"), graph)?;
+                let (s, d) = (graph.links[links[0]].from, graph.links[*links.last().expect("non-empty")].to);
+                if s != dst || d != src {
+                    return Err(err(format!("{at}.reverse_path"), format!("reverse path must run from `{dst_name}` to `{src_name}`")));
+                }
+                links
+            }
+            None => graph.shortest_path(dst, src, g.routing).ok_or_else(|| {
+                err(format!("{at}.from"), format!("no route back from `{dst_name}` to `{src_name}` for ACKs: add a reverse link or a reverse_path"))
+            })?,
+        };
+        routes.push((fwd, rev));
+    }
+    Ok(ResolvedGroup { cfg: g.clone(), routes })
+}
+
+use crate::scenario::NodeSel;

@@ -1,0 +1,147 @@
+//! Scenario errors that name the place: key path and, where the TOML parser
+//! knows it, line and column.
+
+use std::fmt;
+
+use toml::de::{DeTable, DeValue};
+
+/// A problem with a scenario file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// Key path of the offending value (`links[3].algo.k_pkts`); empty for the whole file.
+    pub path: String,
+    /// 1-based line and column, when known.
+    pub position: Option<(usize, usize)>,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+impl ScenarioError {
+    /// An error at `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError {
+            path: path.into(),
+            position: None,
+            message: message.into(),
+        }
+    }
+    /// Fill in the line and column of the error's key path in `src`, if found.
+    pub fn locate(mut self, src: &str) -> Self {
+        if self.position.is_none() {
+            self.position = find_path(src, &self.path).map(|off| line_col(src, off));
+        }
+        self
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((l, c)) = self.position {
+            write!(f, "line {l}, column {c}: ")?;
+        }
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// 1-based (line, column) of byte offset `off`.
+pub fn line_col(src: &str, off: usize) -> (usize, usize) {
+    let off = off.min(src.len());
+    let before = &src[..off];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+/// Split `a.b[3].c` into segments: `Key("a")`, `Key("b")`, `Index(3)`, `Key("c")`.
+fn segments(path: &str) -> Vec<Seg<'_>> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let (key, rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            out.push(Seg::Key(key));
+        }
+        for idx in rest.split('[').filter(|s| !s.is_empty()) {
+            if let Ok(i) = idx.trim_end_matches(']').parse() {
+                out.push(Seg::Index(i));
+            }
+        }
+    }
+    out
+}
+
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Byte offset of the deepest part of `path` that exists in the document.
+fn find_path(src: &str, path: &str) -> Option<usize> {
+    let doc = DeTable::parse(src).ok()?;
+    let mut best = None;
+    let mut table: Option<&DeTable> = Some(doc.get_ref());
+    let mut value: Option<&DeValue> = None;
+    for seg in segments(path) {
+        match seg {
+            Seg::Key(k) => {
+                let t = match (table, value) {
+                    (Some(t), _) => t,
+                    (None, Some(DeValue::Table(t))) => t,
+                    _ => break,
+                };
+                let Some((key, v)) = t.iter().find(|(key, _)| key.get_ref().as_ref() == k) else {
+                    break;
+                };
+                best = Some(key.span().start);
+                table = None;
+                value = Some(v.get_ref());
+            }
+            Seg::Index(i) => {
+                let Some(DeValue::Array(a)) = value else {
+                    break;
+                };
+                let Some(v) = a.get(i) else {
+                    break;
+                };
+                best = Some(v.span().start);
+                table = None;
+                value = Some(v.get_ref());
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "[run]\nduration = \"10s\"\n\n[[links]]\nfrom = \"a\"\n\n[[links]]\nfrom = \"b\"\nalgo = { kind = \"threshold\", k_pkts = 0 }\n";
+
+    #[test]
+    fn errors_locate_nested_array_keys() {
+        let e = ScenarioError::new("links[1].algo.k_pkts", "bad").locate(SRC);
+        assert_eq!(e.position, Some((9, 30)));
+        assert_eq!(e.to_string(), "line 9, column 30: links[1].algo.k_pkts: bad");
+    }
+
+    #[test]
+    fn errors_fall_back_to_the_deepest_existing_key() {
+        let e = ScenarioError::new("links[0].capacity", "missing").locate(SRC);
+        // links[0] exists (its `[[links]]` header is line 4), capacity does not.
+        assert_eq!(e.position.map(|p| p.0), Some(4));
+    }
+
+    #[test]
+    fn line_col_counts_from_one() {
+        assert_eq!(line_col("ab\ncd", 4), (2, 2));
+    }
+}

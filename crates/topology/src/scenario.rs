@@ -1,0 +1,404 @@
+//! The scenario file schema: typed, `deny_unknown_fields` everywhere, unit strings
+//! parsed into sim-core newtypes. Defaults are documented with their source.
+
+use serde::{Deserialize, Serialize};
+use sim_core::{Bytes, Rate, SimDuration};
+
+use protocols::cc::CcConfig;
+use protocols::link::LinkAlgoConfig;
+use protocols::traffic::TrafficConfig;
+use protocols::transport::TcpConfig;
+
+/// A whole scenario file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name used in outputs (defaults to the file stem).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Free text: what the scenario reproduces and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Run length, replications, seed and measurement.
+    pub run: RunConfig,
+    /// A preset that expands into nodes and links.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<Preset>,
+    /// Explicit nodes (in addition to a preset's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<NodeConfig>,
+    /// Explicit links (in addition to a preset's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkConfig>,
+    /// Flow groups.
+    pub flows: Vec<FlowGroupConfig>,
+    /// Reference values to check the results against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<Expect>,
+}
+
+/// Run settings (`[run]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Simulated length of each replication (absolute end time).
+    pub duration: SimDuration,
+    /// Measurement starts after this; must be shorter than `duration`. Default 0.
+    #[serde(default)]
+    pub warmup: SimDuration,
+    /// Independent replications (each with its own random streams). Default 1.
+    #[serde(default = "one")]
+    pub replications: u32,
+    /// Master seed. Default 1.
+    #[serde(default = "one_u64")]
+    pub seed: u64,
+    /// Sampling interval of time series. Default: none sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_interval: Option<SimDuration>,
+    /// Which time series to sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub series: Vec<SeriesName>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one_u64() -> u64 {
+    1
+}
+
+/// A time series that can be sampled.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeriesName {
+    /// Per-flow congestion window.
+    FlowWindow,
+    /// Per-flow rate and received throughput.
+    FlowRate,
+    /// Per-flow smoothed RTT.
+    FlowRtt,
+    /// Per-link queue length.
+    LinkQueue,
+    /// Per-link departure rate.
+    LinkRate,
+}
+
+/// A node (`[[nodes]]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConfig {
+    /// Unique name.
+    pub name: String,
+}
+
+/// A buffer limit as written: `"100pkt"`, `"64KB"`, or `"unlimited"`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct BufferSpec(pub sim_core::BufferLimit);
+
+impl Serialize for BufferSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            sim_core::BufferLimit::Packets(n) => s.serialize_str(&format!("{n}pkt")),
+            sim_core::BufferLimit::Bytes(b) => s.serialize_str(&format!("{b}B")),
+            sim_core::BufferLimit::Unlimited => s.serialize_str("unlimited"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for BufferSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        parse_buffer(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+/// Parse `"100pkt"`, `"64KB"`, `"unlimited"`.
+pub fn parse_buffer(s: &str) -> Result<BufferSpec, String> {
+    let t = s.trim();
+    if t == "unlimited" {
+        return Ok(BufferSpec(sim_core::BufferLimit::Unlimited));
+    }
+    let allowed = "expected \"<n>pkt\" (packets), a byte size such as \"64KB\", or \"unlimited\"";
+    if let Some(n) = t.strip_suffix("pkts").or_else(|| t.strip_suffix("pkt")) {
+        let n: u32 = n
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}` is not a buffer size; {allowed}"))?;
+        if n == 0 {
+            return Err(format!("buffer `{s}` is zero; a buffer must hold at least 1 packet"));
+        }
+        return Ok(BufferSpec(sim_core::BufferLimit::Packets(n)));
+    }
+    let b = sim_core::parse_bytes(t).map_err(|e| format!("{e}; {allowed}"))?;
+    if b.get() == 0 {
+        return Err(format!("buffer `{s}` is zero; a buffer must hold at least 1 byte"));
+    }
+    Ok(BufferSpec(sim_core::BufferLimit::Bytes(b.get())))
+}
+
+/// Per-link parameters shared by explicit links and presets.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkParams {
+    /// Serialization rate (> 0).
+    pub capacity: Rate,
+    /// One-way propagation delay.
+    pub delay: SimDuration,
+    /// Egress buffer.
+    pub buffer: BufferSpec,
+    /// Link algorithm. Default: drop_tail.
+    #[serde(default)]
+    pub algo: LinkAlgoConfig,
+    /// Bernoulli loss probability per packet, in [0, 1). Default 0.
+    #[serde(default)]
+    pub loss: f64,
+    /// Overrides for the reverse direction (duplex links only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<LinkOverride>,
+}
+
+/// Reverse-direction overrides of a duplex link; unset fields copy the forward ones.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkOverride {
+    /// Serialization rate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Rate>,
+    /// Propagation delay.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delay: Option<SimDuration>,
+    /// Egress buffer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<BufferSpec>,
+    /// Link algorithm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub algo: Option<LinkAlgoConfig>,
+    /// Loss probability.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<f64>,
+}
+
+/// An explicit link (`[[links]]`). Duplex by default: the reverse link gets the
+/// same parameters unless `reverse` overrides them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Upstream node.
+    pub from: String,
+    /// Downstream node.
+    pub to: String,
+    /// Serialization rate (> 0).
+    pub capacity: Rate,
+    /// One-way propagation delay.
+    pub delay: SimDuration,
+    /// Egress buffer.
+    pub buffer: BufferSpec,
+    /// Link algorithm. Default: drop_tail.
+    #[serde(default)]
+    pub algo: LinkAlgoConfig,
+    /// Bernoulli loss probability per packet, in [0, 1). Default 0.
+    #[serde(default)]
+    pub loss: f64,
+    /// Also create the link `to -> from`. Default true.
+    #[serde(default = "yes")]
+    pub duplex: bool,
+    /// Overrides for the reverse direction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse: Option<LinkOverride>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl LinkConfig {
+    /// The per-link parameters of this link.
+    pub fn params(&self) -> LinkParams {
+        LinkParams {
+            capacity: self.capacity,
+            delay: self.delay,
+            buffer: self.buffer,
+            algo: self.algo.clone(),
+            loss: self.loss,
+            reverse: self.reverse.clone(),
+        }
+    }
+}
+
+/// Topology presets (`[topology] kind = ...`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Preset {
+    /// N sender hosts `s0..` on access links into router `r1`; `r1 -> r2` is the
+    /// bottleneck; `r2` reaches receiver hosts `d0..` on egress links.
+    Dumbbell(DumbbellConfig),
+    /// A chain of routers `r0 -> r1 -> ... -> rK`; hosts `src`/`dst` for the long
+    /// flows at both ends; cross-traffic hosts `cs{j}` (at `r{j-1}`) and `cd{j}`
+    /// (at `r{j}`) for each link j = 1..K.
+    ParkingLot(ParkingLotConfig),
+}
+
+/// The dumbbell preset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellConfig {
+    /// Number of sender/receiver host pairs (>= 1).
+    pub pairs: u32,
+    /// The `r1 -> r2` link (and, with its `reverse` overrides, `r2 -> r1`).
+    pub bottleneck: LinkParams,
+    /// Sender access links `s{i} <-> r1`.
+    pub access: LinkParams,
+    /// Receiver links `r2 <-> d{i}`. Default: the same as `access`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress: Option<LinkParams>,
+    /// Per-pair access delays (overriding `access.delay`), for heterogeneous RTTs;
+    /// cycled when shorter than `pairs`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub access_delays: Vec<SimDuration>,
+}
+
+/// The parking-lot preset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotConfig {
+    /// Number of router-to-router links K (>= 1).
+    pub hops: u32,
+    /// Parameters of every router-to-router link.
+    pub link: LinkParams,
+    /// Per-hop overrides of `link`, by position (hop j = index j-1); optional.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_hop: Vec<LinkOverride>,
+    /// Host access links.
+    pub access: LinkParams,
+}
+
+/// How a group's path is chosen when no explicit `path` is given.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// Fewest hops (ties: lowest total delay, then first-declared links).
+    #[default]
+    Hops,
+    /// Smallest total propagation delay (ties: fewest hops).
+    Delay,
+}
+
+/// One or several node names. `{i}` in a name is replaced by the flow's index in
+/// its group; a list is used round-robin.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum NodeSel {
+    /// One name (possibly with `{i}`).
+    One(String),
+    /// Several names, used round-robin.
+    Many(Vec<String>),
+}
+
+impl NodeSel {
+    /// The node for flow `i` of the group.
+    pub fn for_flow(&self, i: u32) -> String {
+        let s = match self {
+            NodeSel::One(s) => s,
+            NodeSel::Many(v) => &v[i as usize % v.len().max(1)],
+        };
+        expand(s, i)
+    }
+}
+
+/// Replace `{i}` with `i`.
+pub fn expand(s: &str, i: u32) -> String {
+    s.replace("{i}", &i.to_string())
+}
+
+/// A flow group (`[[flows]]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowGroupConfig {
+    /// Unique group name (tables report per group).
+    pub name: String,
+    /// Number of flows (ignored by arrival processes, which create their own). Default 1.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Source node(s).
+    pub from: NodeSel,
+    /// Destination node(s).
+    pub to: NodeSel,
+    /// Explicit forward path as node names (overrides routing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<Vec<String>>,
+    /// Explicit reverse (ACK) path as node names. Default: routed from `to` to `from`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reverse_path: Option<Vec<String>>,
+    /// Route choice when no explicit path is given. Default: hops.
+    #[serde(default)]
+    pub routing: Routing,
+    /// Data packet size on the wire. Default 1500 B (Ethernet MTU).
+    #[serde(default = "default_packet_size")]
+    pub packet_size: Bytes,
+    /// Congestion controller (TCP-family transports). Default: new_reno.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcConfig>,
+    /// Reliable-transport parameters (RTO, ECN, delayed ACKs, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpConfig>,
+    /// Traffic model. Default: bulk.
+    #[serde(default)]
+    pub traffic: TrafficConfig,
+    /// Start of the first flow. Default 0.
+    #[serde(default)]
+    pub start: SimDuration,
+    /// Flow i starts at `start + i * start_spacing`. Default 0.
+    #[serde(default)]
+    pub start_spacing: SimDuration,
+    /// Each start is delayed by a uniform draw from [0, start_jitter). Default 0.
+    #[serde(default)]
+    pub start_jitter: SimDuration,
+    /// No new data (or, for arrival processes, no new flows) after this time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<SimDuration>,
+}
+
+fn default_packet_size() -> Bytes {
+    Bytes::new(1500)
+}
+
+/// How a reference value is compared.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectOp {
+    /// Within the tolerance of the value.
+    #[default]
+    Approx,
+    /// At least the value.
+    AtLeast,
+    /// At most the value.
+    AtMost,
+}
+
+/// A reference value (`[[expect]]`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// Scope of the metric: "group", "link" or "run".
+    pub scope: String,
+    /// Group name, link name (`"r1->r2"`), or "all" for run metrics.
+    pub subject: String,
+    /// Metric name, as in the summary table.
+    pub metric: String,
+    /// Reference value.
+    pub value: f64,
+    /// Comparison. Default: approx.
+    #[serde(default)]
+    pub op: ExpectOp,
+    /// Relative tolerance (fraction of `value`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Absolute tolerance, in the metric's unit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abs_tolerance: Option<f64>,
+    /// The reference's own confidence half-width: passes when the intervals overlap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ref_ci: Option<f64>,
+    /// Where the value comes from ("Table 1, seed 001").
+    pub source: String,
+}

@@ -1,0 +1,33 @@
+//! Which endpoints a flow group gets: the glue between the scenario's `cc`,
+//! `tcp` and `traffic` tables and the transports in `protocols`.
+
+use sim_core::{Endpoint, ParamError};
+
+use protocols::transport::{TcpSink, WindowSender};
+
+use crate::scenario::FlowGroupConfig;
+
+/// Check the group's congestion controller and transport settings
+/// (keys relative to the group).
+pub fn validate_tcp(g: &FlowGroupConfig) -> Result<(), ParamError> {
+    let tcp = g.tcp.clone().unwrap_or_default();
+    tcp.validate().map_err(|e| e.prefixed("tcp"))?;
+    let mss = g.packet_size.get() as u32;
+    let cc = g.cc.clone().unwrap_or_default();
+    let ctl = cc.build(mss).map_err(|e| e.prefixed("cc"))?;
+    WindowSender::new(&tcp, ctl, mss, None).map_err(|e| e.prefixed("tcp"))?;
+    TcpSink::new(&tcp).map_err(|e| e.prefixed("tcp"))?;
+    Ok(())
+}
+
+/// The TCP sender and receiver for one flow of `g` (`size`: None = infinite
+/// backlog). The group was validated by [`validate_tcp`] at parse time.
+pub fn tcp_endpoints(g: &FlowGroupConfig, size: Option<u64>) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+    const VALIDATED: &str = "flow group parameters were validated when the scenario was parsed";
+    let tcp = g.tcp.clone().unwrap_or_default();
+    let mss = g.packet_size.get() as u32;
+    let ctl = g.cc.clone().unwrap_or_default().build(mss).expect(VALIDATED);
+    let sender = WindowSender::new(&tcp, ctl, mss, size).expect(VALIDATED);
+    let sink = TcpSink::new(&tcp).expect(VALIDATED);
+    (Box::new(sender), Box::new(sink))
+}
