@@ -42,7 +42,10 @@ pub fn check_range(key: &str, x: f64, lo: f64, hi: f64) -> Result<(), ParamError
     if x.is_finite() && x >= lo && x <= hi {
         Ok(())
     } else {
-        Err(ParamError::new(key, format!("{x} is out of range; allowed: {lo} <= {key} <= {hi}")))
+        Err(ParamError::new(
+            key,
+            format!("{x} is out of range; allowed: {lo} <= {key} <= {hi}"),
+        ))
     }
 }
 
@@ -71,6 +74,10 @@ macro_rules! string_serde {
     };
 }
 
-string_serde!(SimDuration, parse_duration, "a duration string such as \"20ms\"");
+string_serde!(
+    SimDuration,
+    parse_duration,
+    "a duration string such as \"20ms\""
+);
 string_serde!(Rate, parse_rate, "a rate string such as \"10Mbps\"");
 string_serde!(Bytes, parse_bytes, "a byte size string such as \"64KB\"");

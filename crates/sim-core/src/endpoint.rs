@@ -8,7 +8,15 @@
 
 use crate::ids::FlowId;
 use crate::packet::{CcHeader, HeaderFamily, Packet};
-use crate::rng::SimRng;
+use crate::rng::{LazyRng, SimRng};
+
+/// Where an endpoint's random numbers come from.
+pub(crate) enum RngRef<'a> {
+    /// The engine's lazily created per-endpoint stream.
+    Lazy(&'a mut LazyRng),
+    /// A caller-owned generator (unit tests).
+    Direct(&'a mut SimRng),
+}
 use crate::units::{SimDuration, SimTime};
 
 /// Per-flow counters. The engine counts packets on the wire; endpoints report
@@ -69,7 +77,7 @@ pub struct EndpointCtx<'a> {
     pub(crate) flow: FlowId,
     pub(crate) out: &'a mut Vec<Packet>,
     pub(crate) deadline: &'a mut Option<SimTime>,
-    pub(crate) rng: &'a mut SimRng,
+    pub(crate) rng: RngRef<'a>,
     pub(crate) counters: &'a mut FlowCounters,
     pub(crate) finished: &'a mut Option<SimTime>,
 }
@@ -89,7 +97,7 @@ impl<'a> EndpointCtx<'a> {
             flow: FlowId(0),
             out,
             deadline,
-            rng,
+            rng: RngRef::Direct(rng),
             counters,
             finished,
         }
@@ -125,7 +133,10 @@ impl<'a> EndpointCtx<'a> {
     /// The endpoint's own random stream.
     #[inline]
     pub fn rng(&mut self) -> &mut SimRng {
-        self.rng
+        match &mut self.rng {
+            RngRef::Lazy(l) => l.get(),
+            RngRef::Direct(r) => r,
+        }
     }
     /// The flow's counters (report goodput, timeouts, reductions here).
     #[inline]

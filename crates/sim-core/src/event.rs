@@ -5,9 +5,6 @@
 //! removed from the queue: a component that changes its mind bumps a generation
 //! number and the stale event is skipped when it surfaces (see [`TimerSlot`]).
 
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
-
 use crate::ids::{EndpointId, GroupId, LinkId};
 use crate::units::SimTime;
 
@@ -34,35 +31,70 @@ pub enum Event {
     WarmupEnd,
 }
 
+/// Bits of a timer generation carried in a packed event.
+const GEN_BITS: u32 = 28;
+const GEN_MASK: u32 = (1 << GEN_BITS) - 1;
+
+impl Event {
+    /// Pack into 64 bits: kind (4) | id (32) | generation (28).
+    #[inline]
+    fn pack(self) -> u64 {
+        let (kind, id, gen): (u64, u32, u32) = match self {
+            Event::LinkArrive(l) => (0, l.0, 0),
+            Event::LinkTxDone(l) => (1, l.0, 0),
+            Event::LinkTimer(l, g) => (2, l.0, g),
+            Event::EndpointTimer(e, g) => (3, e.0, g),
+            Event::EndpointStart(e) => (4, e.0, 0),
+            Event::EndpointStop(e) => (5, e.0, 0),
+            Event::GroupArrival(g) => (6, g.0, 0),
+            Event::Sample => (7, 0, 0),
+            Event::WarmupEnd => (8, 0, 0),
+        };
+        debug_assert!(gen <= GEN_MASK);
+        (kind << 60) | (u64::from(id) << GEN_BITS) | u64::from(gen & GEN_MASK)
+    }
+
+    #[inline]
+    fn unpack(x: u64) -> Event {
+        let id = (x >> GEN_BITS) as u32;
+        let gen = (x as u32) & GEN_MASK;
+        match x >> 60 {
+            0 => Event::LinkArrive(LinkId(id)),
+            1 => Event::LinkTxDone(LinkId(id)),
+            2 => Event::LinkTimer(LinkId(id), gen),
+            3 => Event::EndpointTimer(EndpointId(id), gen),
+            4 => Event::EndpointStart(EndpointId(id)),
+            5 => Event::EndpointStop(EndpointId(id)),
+            6 => Event::GroupArrival(GroupId(id)),
+            7 => Event::Sample,
+            _ => Event::WarmupEnd,
+        }
+    }
+}
+
+/// A heap entry: 24 bytes, ordered by `(time, seq)`.
 #[derive(Copy, Clone, Debug)]
 struct Entry {
-    time: SimTime,
+    time: u64,
     seq: u64,
-    event: Event,
+    event: u64,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
-    }
-}
-impl Eq for Entry {}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-    fn cmp(&self, o: &Self) -> Ordering {
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+impl Entry {
+    #[inline]
+    fn before(&self, o: &Entry) -> bool {
+        self.time < o.time || (self.time == o.time && self.seq < o.seq)
     }
 }
 
-/// The pending-event set.
+/// Children per heap node: a 4-ary heap halves the depth of a binary one and keeps
+/// siblings in one or two cache lines.
+const ARITY: usize = 4;
+
+/// The pending-event set: a 4-ary min-heap on `(time, insertion sequence)`.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    heap: Vec<Entry>,
     seq: u64,
     now: SimTime,
 }
@@ -88,24 +120,60 @@ impl EventQueue {
             self.now
         );
         self.seq += 1;
-        self.heap.push(Entry {
-            time,
+        let e = Entry {
+            time: time.as_ps(),
             seq: self.seq,
-            event,
-        });
+            event: event.pack(),
+        };
+        let mut i = self.heap.len();
+        self.heap.push(e);
+        while i > 0 {
+            let p = (i - 1) / ARITY;
+            if e.before(&self.heap[p]) {
+                self.heap[i] = self.heap[p];
+                i = p;
+            } else {
+                break;
+            }
+        }
+        self.heap[i] = e;
     }
 
     /// Remove and return the earliest event if it is not later than `until`.
     #[inline]
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, Event)> {
-        let head = self.heap.peek()?;
-        if head.time > until {
+        let head = *self.heap.first()?;
+        if head.time > until.as_ps() {
             return None;
         }
-        let e = self.heap.pop().expect("peeked");
-        debug_assert!(e.time >= self.now, "event time went backwards");
-        self.now = e.time;
-        Some((e.time, e.event))
+        let last = self.heap.pop().expect("non-empty");
+        let n = self.heap.len();
+        if n > 0 {
+            let mut i = 0;
+            loop {
+                let c = ARITY * i + 1;
+                if c >= n {
+                    break;
+                }
+                let mut m = c;
+                for k in c + 1..(c + ARITY).min(n) {
+                    if self.heap[k].before(&self.heap[m]) {
+                        m = k;
+                    }
+                }
+                if self.heap[m].before(&last) {
+                    self.heap[i] = self.heap[m];
+                    i = m;
+                } else {
+                    break;
+                }
+            }
+            self.heap[i] = last;
+        }
+        let t = SimTime::from_ps(head.time);
+        debug_assert!(t >= self.now, "event time went backwards");
+        self.now = t;
+        Some((t, Event::unpack(head.event)))
     }
 
     /// Number of pending events.
@@ -141,7 +209,7 @@ impl TimerSlot {
         match self.armed {
             Some(a) if a <= d => None,
             _ => {
-                self.gen = self.gen.wrapping_add(1);
+                self.gen = self.gen.wrapping_add(1) & GEN_MASK;
                 self.armed = Some(d);
                 Some((d, self.gen))
             }
@@ -188,6 +256,45 @@ mod tests {
                 (t, Event::LinkArrive(LinkId(2))),
             ]
         );
+    }
+
+    #[test]
+    fn events_survive_packing() {
+        let all = [
+            Event::LinkArrive(LinkId(u32::MAX)),
+            Event::LinkTxDone(LinkId(3)),
+            Event::LinkTimer(LinkId(7), GEN_MASK),
+            Event::EndpointTimer(EndpointId(123_456), 99),
+            Event::EndpointStart(EndpointId(1)),
+            Event::EndpointStop(EndpointId(2)),
+            Event::GroupArrival(GroupId(5)),
+            Event::Sample,
+            Event::WarmupEnd,
+        ];
+        for e in all {
+            assert_eq!(Event::unpack(e.pack()), e);
+        }
+    }
+
+    #[test]
+    fn the_heap_pops_random_times_in_time_then_fifo_order() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut q = EventQueue::new();
+        let mut expect = Vec::new();
+        for i in 0..5000u32 {
+            let t = rng.random_range(0..200u64);
+            q.schedule(SimTime::from_ps(t), Event::LinkArrive(LinkId(i)));
+            expect.push((t, i));
+        }
+        expect.sort();
+        let got: Vec<(u64, u32)> = std::iter::from_fn(|| q.pop_until(SimTime::MAX))
+            .map(|(t, e)| match e {
+                Event::LinkArrive(l) => (t.as_ps(), l.0),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(got, expect);
     }
 
     #[test]

@@ -54,7 +54,9 @@ pub use link::{
 };
 pub use packet::{CcHeader, Combine, Ecn, Flags, HeaderFamily, Packet, PacketKind};
 pub use report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
-pub use rng::{stream, SimRng, StreamKind};
-pub use trace::{TraceKind, Tracer};
+pub use rng::{stream, LazyRng, SimRng, StreamKind};
 pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator};
-pub use units::{PS_PER_SEC, parse_bytes, parse_duration, parse_rate, Bytes, Rate, SimDuration, SimTime};
+pub use trace::{TraceKind, Tracer};
+pub use units::{
+    parse_bytes, parse_duration, parse_rate, Bytes, Rate, SimDuration, SimTime, PS_PER_SEC,
+};

@@ -8,7 +8,7 @@
 
 use crate::ids::LinkId;
 use crate::packet::{HeaderFamily, Packet};
-use crate::rng::SimRng;
+use crate::rng::LazyRng;
 use crate::units::{Rate, SimDuration, SimTime};
 
 /// How much a link's egress queue may hold (the packet in transmission excluded).
@@ -135,7 +135,8 @@ pub struct LinkControl {
 /// per-packet path: keep it cheap and allocation-free.
 pub trait LinkAlgorithm: Send {
     /// Decide what happens to `pkt`, which is arriving at the queue described by `view`.
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, rng: &mut SimRng) -> Verdict;
+    /// `rng` is the algorithm's own stream (`rng.get()` creates it on first use).
+    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict;
 
     /// `pkt` leaves the queue for the serializer: stamp feedback into its header.
     fn on_departure(&mut self, _pkt: &mut Packet, _view: &LinkView) {}
@@ -189,6 +190,7 @@ impl Count {
 /// `backlog = enqueued - departed`,
 /// `departed = delivered + wire-lost + in the pipe`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct LinkCounters {
     /// Packets that reached the queue.
     pub arrived: Count,
@@ -284,7 +286,7 @@ impl LinkCounters {
 }
 
 /// Width of a byte-backlog histogram bin.
-pub const BACKLOG_BYTES_BIN: u64 = 64;
+pub const BACKLOG_BYTES_BIN: u64 = 256;
 
 /// Time-weighted backlog and queueing-delay statistics over the measurement window.
 #[derive(Clone, Debug, Default)]

@@ -227,7 +227,11 @@ mod tests {
     #[test]
     fn packet_fits_its_size_budget() {
         // DESIGN.md section 2: a packet is a small Copy struct, <= 96 bytes.
-        assert!(std::mem::size_of::<Packet>() <= 96, "{}", std::mem::size_of::<Packet>());
+        assert!(
+            std::mem::size_of::<Packet>() <= 96,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use rand::Rng;
 
-use crate::endpoint::{Endpoint, EndpointCtx, FlowCounters};
+use crate::endpoint::{Endpoint, EndpointCtx, FlowCounters, RngRef};
 use crate::event::{Event, EventQueue, TimerSlot};
 use crate::ids::{EndpointId, FlowId, GroupId, LinkId, RouteId};
 use crate::link::{
@@ -18,9 +18,9 @@ use crate::link::{
 };
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
-use crate::rng::{stream, SimRng, StreamKind};
+use crate::rng::{stream, LazyRng, SimRng, StreamKind};
 use crate::trace::{TraceKind, Tracer};
-use crate::units::{SimDuration, SimTime};
+use crate::units::{Rate, SimDuration, SimTime};
 
 /// Run-wide settings.
 #[derive(Clone, Debug)]
@@ -65,29 +65,35 @@ pub trait FlowFactory: Send {
     fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec;
 }
 
+/// A link's run-time state. `repr(C)` with the fields every packet touches first,
+/// so that a packet's visit costs one or two cache lines, not five.
+#[repr(C)]
 struct LinkState {
-    spec: LinkSpec,
-    limit: BufferLimit,
-    /// Waiting packets with their enqueue time.
-    queue: VecDeque<(SimTime, Packet)>,
-    backlog_bytes: u64,
     /// The serializer is busy until then.
     busy_until: SimTime,
-    /// A `LinkTxDone` event is pending.
-    txdone_armed: bool,
+    /// Bytes waiting in `queue`.
+    backlog_bytes: u64,
+    /// Waiting packets with their enqueue time.
+    queue: VecDeque<(SimTime, Packet)>,
     /// Packets propagating, with their arrival time at the far end (FIFO).
     pipe: VecDeque<(SimTime, Packet)>,
     pipe_bytes: u64,
     algo: Box<dyn LinkAlgorithm>,
-    algo_rng: SimRng,
-    loss_rng: SimRng,
-    counters: LinkCounters,
+    capacity: Rate,
+    delay: SimDuration,
+    loss: f64,
+    limit: BufferLimit,
     /// Bytes dropped at the queue (all reasons but wire loss), for [`LinkView`].
     queue_dropped_bytes: u64,
-    baseline: LinkCounters,
+    /// A `LinkTxDone` event is pending.
+    txdone_armed: bool,
+    counters: LinkCounters,
     stats: LinkStats,
+    algo_rng: LazyRng,
+    loss_rng: LazyRng,
     timer: TimerSlot,
     last_sample_departed: u64,
+    spec: LinkSpec,
 }
 
 impl LinkState {
@@ -96,8 +102,8 @@ impl LinkState {
         LinkView {
             now,
             id,
-            capacity: self.spec.capacity,
-            delay: self.spec.delay,
+            capacity: self.capacity,
+            delay: self.delay,
             backlog_pkts: self.queue.len() as u32,
             backlog_bytes: self.backlog_bytes,
             limit: self.limit,
@@ -124,7 +130,7 @@ struct FlowState {
 
 struct EndpointSlot {
     ep: Box<dyn Endpoint>,
-    rng: SimRng,
+    rng: LazyRng,
     timer: TimerSlot,
     flow: FlowId,
     route: RouteId,
@@ -140,6 +146,8 @@ pub struct Simulator {
     cfg: SimConfig,
     queue: EventQueue,
     links: Vec<LinkState>,
+    /// Link counters at the end of the warm-up (cold: kept apart from `links`).
+    link_baselines: Vec<LinkCounters>,
     routes: Vec<Vec<LinkId>>,
     flows: Vec<FlowState>,
     endpoints: Vec<EndpointSlot>,
@@ -162,6 +170,7 @@ impl Simulator {
             cfg,
             queue: EventQueue::new(),
             links: Vec::new(),
+            link_baselines: Vec::new(),
             routes: Vec::new(),
             flows: Vec::new(),
             endpoints: Vec::new(),
@@ -199,6 +208,9 @@ impl Simulator {
         let (seed, rep) = (self.cfg.seed, self.cfg.replication);
         self.links.push(LinkState {
             limit: spec.limit,
+            capacity: spec.capacity,
+            delay: spec.delay,
+            loss: spec.loss,
             spec,
             queue: VecDeque::new(),
             backlog_bytes: 0,
@@ -207,11 +219,10 @@ impl Simulator {
             pipe: VecDeque::new(),
             pipe_bytes: 0,
             algo,
-            algo_rng: stream(seed, rep, StreamKind::LinkAlgorithm, id.0),
-            loss_rng: stream(seed, rep, StreamKind::LinkLoss, id.0),
+            algo_rng: LazyRng::new(seed, rep, StreamKind::LinkAlgorithm, id.0),
+            loss_rng: LazyRng::new(seed, rep, StreamKind::LinkLoss, id.0),
             counters: LinkCounters::default(),
             queue_dropped_bytes: 0,
-            baseline: LinkCounters::default(),
             stats: LinkStats::default(),
             timer: TimerSlot::default(),
             last_sample_departed: 0,
@@ -250,7 +261,7 @@ impl Simulator {
             let id = EndpointId::from_index(eps.len());
             eps.push(EndpointSlot {
                 ep,
-                rng: stream(seed, rep, StreamKind::Endpoint, id.0),
+                rng: LazyRng::new(seed, rep, StreamKind::Endpoint, id.0),
                 timer: TimerSlot::default(),
                 flow,
                 route,
@@ -275,7 +286,8 @@ impl Simulator {
         self.queue.schedule(start, Event::EndpointStart(receiver));
         self.queue.schedule(start, Event::EndpointStart(sender));
         if let Some(stop) = spec.stop {
-            self.queue.schedule(stop.max(start), Event::EndpointStop(sender));
+            self.queue
+                .schedule(stop.max(start), Event::EndpointStop(sender));
         }
         flow
     }
@@ -286,7 +298,12 @@ impl Simulator {
         if self.groups.len() <= i {
             self.groups.resize_with(i + 1, || None);
         }
-        let mut rng = stream(self.cfg.seed, self.cfg.replication, StreamKind::Group, group.0);
+        let mut rng = stream(
+            self.cfg.seed,
+            self.cfg.replication,
+            StreamKind::Group,
+            group.0,
+        );
         let mut factory = factory;
         if let Some(t) = factory.next_arrival(SimTime::ZERO, &mut rng) {
             self.queue.schedule(t, Event::GroupArrival(group));
@@ -296,7 +313,9 @@ impl Simulator {
 
     /// The header family carried by the endpoints of flow `f`'s sender.
     pub fn flow_header_family(&self, f: FlowId) -> crate::packet::HeaderFamily {
-        self.endpoints[self.flows[f.index()].sender.index()].ep.header_family()
+        self.endpoints[self.flows[f.index()].sender.index()]
+            .ep
+            .header_family()
     }
 
     /// The header family link `l`'s algorithm needs, if any.
@@ -311,9 +330,19 @@ impl Simulator {
 
     /// Run to the configured end, calling `observer` with the simulated time about
     /// every `every` of simulated time (for progress bars).
-    pub fn run_observed(mut self, every: SimDuration, observer: &mut dyn FnMut(SimTime)) -> RunOutput {
+    pub fn run_observed(
+        mut self,
+        every: SimDuration,
+        observer: &mut dyn FnMut(SimTime),
+    ) -> RunOutput {
         let end = SimTime::ZERO + self.cfg.end;
         let warm = SimTime::ZERO + self.cfg.warmup;
+        // The arenas are complete (flows from arrival processes only append):
+        // give back the slack of their doubling growth.
+        self.links.shrink_to_fit();
+        self.endpoints.shrink_to_fit();
+        self.flows.shrink_to_fit();
+        self.routes.shrink_to_fit();
         if warm == SimTime::ZERO {
             self.on_warmup_end(SimTime::ZERO);
         } else {
@@ -414,7 +443,7 @@ impl Simulator {
             flow: slot.flow,
             out: &mut out,
             deadline: &mut slot.timer.deadline,
-            rng: &mut slot.rng,
+            rng: RngRef::Lazy(&mut slot.rng),
             counters: &mut flow.counters,
             finished: &mut flow.finished,
         };
@@ -508,9 +537,13 @@ impl Simulator {
         link.counters.departed.add(pkt.size);
         let view = link.view(l, now);
         link.algo.on_departure(&mut pkt, &view);
-        let done = now + link.spec.capacity.tx_time(crate::units::Bytes::new(u64::from(pkt.size)));
+        let done = now
+            + link
+                .spec
+                .capacity
+                .tx_time(crate::units::Bytes::new(u64::from(pkt.size)));
         link.busy_until = done;
-        let lost = link.spec.loss > 0.0 && link.loss_rng.random::<f64>() < link.spec.loss;
+        let lost = link.loss > 0.0 && link.loss_rng.get().random::<f64>() < link.loss;
         if lost {
             link.counters.dropped[Reason::WireLoss as usize].add(pkt.size);
         }
@@ -524,7 +557,7 @@ impl Simulator {
             return;
         }
         let link = &mut self.links[l.index()];
-        let arrive = done + link.spec.delay;
+        let arrive = done + link.delay;
         let was_empty = link.pipe.is_empty();
         link.pipe.push_back((arrive, pkt));
         link.pipe_bytes += u64::from(pkt.size);
@@ -559,7 +592,10 @@ impl Simulator {
 
     fn on_link_arrive(&mut self, now: SimTime, l: LinkId) {
         let link = &mut self.links[l.index()];
-        let (t, mut pkt) = link.pipe.pop_front().expect("arrival event with empty pipe");
+        let (t, mut pkt) = link
+            .pipe
+            .pop_front()
+            .expect("arrival event with empty pipe");
         debug_assert_eq!(t, now, "pipe head time mismatch");
         link.pipe_bytes -= u64::from(pkt.size);
         link.counters.delivered.add(pkt.size);
@@ -593,7 +629,9 @@ impl Simulator {
     }
 
     fn on_group_arrival(&mut self, now: SimTime, g: GroupId) {
-        let mut gs = self.groups[g.index()].take().expect("arrival for unknown group");
+        let mut gs = self.groups[g.index()]
+            .take()
+            .expect("arrival for unknown group");
         let spec = gs.factory.make(now, &mut gs.rng);
         self.add_flow(spec);
         if let Some(t) = gs.factory.next_arrival(now, &mut gs.rng) {
@@ -604,8 +642,8 @@ impl Simulator {
 
     fn on_warmup_end(&mut self, now: SimTime) {
         self.measuring = true;
+        self.link_baselines = self.links.iter().map(|l| l.counters).collect();
         for l in &mut self.links {
-            l.baseline = l.counters;
             l.stats.reset(now, l.queue.len() as u32, l.backlog_bytes);
         }
         for f in &mut self.flows {
@@ -628,18 +666,21 @@ impl Simulator {
             let probe = self.endpoints[f.sender.index()].ep.probe();
             if sel.flow_window {
                 if let Some(w) = probe.window {
-                    self.series.push(SeriesPoint::new(t, subject, "cwnd_bytes", w));
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "cwnd_bytes", w));
                 }
             }
             if sel.flow_rate {
                 if let Some(r) = probe.rate {
-                    self.series.push(SeriesPoint::new(t, subject, "rate_bps", r));
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "rate_bps", r));
                 }
                 let rx = f.counters.rx_bytes;
                 let thr = (rx - f.last_sample_rx) as f64 * 8.0 / dt;
                 f.last_sample_rx = rx;
                 if now > SimTime::ZERO {
-                    self.series.push(SeriesPoint::new(t, subject, "throughput_bps", thr));
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "throughput_bps", thr));
                 }
             }
             if sel.flow_rtt {
@@ -651,8 +692,18 @@ impl Simulator {
         for (i, l) in self.links.iter_mut().enumerate() {
             let subject = Subject::Link(LinkId::from_index(i));
             if sel.link_queue {
-                self.series.push(SeriesPoint::new(t, subject, "queue_pkts", l.queue.len() as f64));
-                self.series.push(SeriesPoint::new(t, subject, "queue_bytes", l.backlog_bytes as f64));
+                self.series.push(SeriesPoint::new(
+                    t,
+                    subject,
+                    "queue_pkts",
+                    l.queue.len() as f64,
+                ));
+                self.series.push(SeriesPoint::new(
+                    t,
+                    subject,
+                    "queue_bytes",
+                    l.backlog_bytes as f64,
+                ));
                 if let Some((name, v)) = l.algo.probe() {
                     self.series.push(SeriesPoint::new(t, subject, name, v));
                 }
@@ -662,7 +713,8 @@ impl Simulator {
                 let rate = (d - l.last_sample_departed) as f64 * 8.0 / dt;
                 l.last_sample_departed = d;
                 if now > SimTime::ZERO {
-                    self.series.push(SeriesPoint::new(t, subject, "rate_bps", rate));
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "rate_bps", rate));
                 }
             }
         }
@@ -719,8 +771,16 @@ impl Simulator {
                     crossing[l.index()].push(id);
                 }
                 let from = f.start.max(warm);
-                let to = f.finished.unwrap_or(end).min(f.stop.unwrap_or(end)).min(end);
-                let active = if to > from { (to - from).as_secs_f64() } else { 0.0 };
+                let to = f
+                    .finished
+                    .unwrap_or(end)
+                    .min(f.stop.unwrap_or(end))
+                    .min(end);
+                let active = if to > from {
+                    (to - from).as_secs_f64()
+                } else {
+                    0.0
+                };
                 FlowReport {
                     flow: id,
                     group: f.group,
@@ -741,7 +801,7 @@ impl Simulator {
                 LinkReport::new(
                     LinkId::from_index(i),
                     &l.spec,
-                    l.counters.since(&l.baseline),
+                    l.counters.since(&self.link_baselines[i]),
                     std::mem::take(&mut l.stats),
                     window,
                     std::mem::take(&mut crossing[i]),

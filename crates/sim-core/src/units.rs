@@ -154,6 +154,11 @@ impl Rate {
         if self.0 == 0 {
             return SimDuration::MAX;
         }
+        // Fast path: packet-sized counts fit u64 arithmetic (8e12 * 2^21 < 2^64),
+        // which avoids a 128-bit division on the per-packet path.
+        if bytes.0 < (1 << 21) {
+            return SimDuration((bytes.0 * 8 * PS_PER_SEC).div_ceil(self.0));
+        }
         let num = bytes.0 as u128 * 8 * PS_PER_SEC as u128;
         let den = self.0 as u128;
         let ps = num.div_ceil(den);
@@ -295,7 +300,12 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     Some((num, s[end..].trim()))
 }
 
-fn scaled(input: &str, what: &'static str, allowed: &'static str, scale: impl Fn(&str) -> Option<f64>) -> Result<f64, UnitError> {
+fn scaled(
+    input: &str,
+    what: &'static str,
+    allowed: &'static str,
+    scale: impl Fn(&str) -> Option<f64>,
+) -> Result<f64, UnitError> {
     let malformed = || UnitError::Malformed {
         input: input.to_string(),
         what,
@@ -398,20 +408,41 @@ mod tests {
     }
 
     #[test]
+    fn tx_time_fast_and_wide_paths_agree() {
+        let r = Rate::from_bps(7_777_777);
+        for b in [1u64, 40, 1500, (1 << 21) - 1, 1 << 21, 1 << 30] {
+            let wide = (b as u128 * 8 * PS_PER_SEC as u128).div_ceil(7_777_777) as u64;
+            assert_eq!(r.tx_time(Bytes::new(b)).as_ps(), wide, "{b}");
+        }
+    }
+
+    #[test]
     fn rate_strings_parse_with_decimal_prefixes() {
         assert_eq!(parse_rate("10Mbps").unwrap().bps(), 10_000_000);
         assert_eq!(parse_rate("1.5Gbps").unwrap().bps(), 1_500_000_000);
         assert_eq!(parse_rate("64kbps").unwrap().bps(), 64_000);
         assert!(parse_rate("10 furlongs").is_err());
         assert!(parse_rate("10").is_err());
-        assert!(matches!(parse_rate("-1Mbps"), Err(UnitError::Negative { .. })));
+        assert!(matches!(
+            parse_rate("-1Mbps"),
+            Err(UnitError::Negative { .. })
+        ));
     }
 
     #[test]
     fn duration_strings_parse_to_picoseconds() {
-        assert_eq!(parse_duration("20ms").unwrap(), SimDuration::from_millis(20));
-        assert_eq!(parse_duration("1.5s").unwrap(), SimDuration::from_millis(1500));
-        assert_eq!(parse_duration("250us").unwrap(), SimDuration::from_micros(250));
+        assert_eq!(
+            parse_duration("20ms").unwrap(),
+            SimDuration::from_millis(20)
+        );
+        assert_eq!(
+            parse_duration("1.5s").unwrap(),
+            SimDuration::from_millis(1500)
+        );
+        assert_eq!(
+            parse_duration("250us").unwrap(),
+            SimDuration::from_micros(250)
+        );
         assert_eq!(parse_duration("0").unwrap(), SimDuration::ZERO);
         assert!(parse_duration("20").is_err());
         assert!(parse_duration("-2ms").is_err());

@@ -8,7 +8,7 @@ use sim_core::*;
 /// Accepts everything (the engine enforces the buffer limit).
 struct Accept;
 impl LinkAlgorithm for Accept {
-    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut SimRng) -> Verdict {
+    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
         Verdict::Enqueue
     }
 }
@@ -21,7 +21,13 @@ struct Burst {
 impl Endpoint for Burst {
     fn on_start(&mut self, ctx: &mut EndpointCtx) {
         for i in 0..self.n {
-            let mut p = Packet::new(ctx.flow(), RouteId(0), PacketKind::Data, self.size, ctx.now());
+            let mut p = Packet::new(
+                ctx.flow(),
+                RouteId(0),
+                PacketKind::Data,
+                self.size,
+                ctx.now(),
+            );
             p.seq = u64::from(i);
             ctx.send(p);
         }
@@ -49,7 +55,15 @@ fn config(end_s: u64) -> SimConfig {
     }
 }
 
-fn link(sim: &mut Simulator, from: u32, to: u32, mbps: u64, ms: u64, limit: BufferLimit, loss: f64) -> LinkId {
+fn link(
+    sim: &mut Simulator,
+    from: u32,
+    to: u32,
+    mbps: u64,
+    ms: u64,
+    limit: BufferLimit,
+    loss: f64,
+) -> LinkId {
     sim.add_link(
         LinkSpec {
             name: format!("{from}->{to}"),
@@ -110,7 +124,10 @@ fn a_full_buffer_drops_the_tail_and_counts_it() {
     // 10 packets offered at once, 1 in service + 3 waiting: 6 overflow drops.
     let (out, arrivals) = burst_over_two_links(10, BufferLimit::Packets(3), 0.0);
     assert_eq!(arrivals.len(), 4);
-    assert_eq!(arrivals.iter().map(|a| a.0).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+    assert_eq!(
+        arrivals.iter().map(|a| a.0).collect::<Vec<_>>(),
+        vec![0, 1, 2, 3]
+    );
     let la = &out.links[0];
     assert_eq!(la.counters.dropped[Reason::Overflow as usize].pkts, 6);
     assert_eq!(la.counters.arrived.pkts, 10);

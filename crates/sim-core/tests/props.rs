@@ -11,7 +11,7 @@ use sim_core::*;
 
 struct Accept;
 impl LinkAlgorithm for Accept {
-    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut SimRng) -> Verdict {
+    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
         Verdict::Enqueue
     }
 }
@@ -80,18 +80,21 @@ impl Tracer for Shared {
                 q.push_back(key);
                 let n = q.len();
                 if n > limit as usize {
-                    c.violations.push(format!("link {link} holds {n} > limit {limit}"));
+                    c.violations
+                        .push(format!("link {link} holds {n} > limit {limit}"));
                 }
             }
             TraceKind::Depart => {
                 let head = c.waiting.entry(link.0).or_default().pop_front();
                 if head != Some(key) {
-                    c.violations.push(format!("link {link} not FIFO: {head:?} vs {key:?}"));
+                    c.violations
+                        .push(format!("link {link} not FIFO: {head:?} vs {key:?}"));
                 }
                 if let Some((t, size)) = c.last_depart.get(&link.0).copied() {
                     let min = rate.tx_time(Bytes::new(u64::from(size)));
                     if now.saturating_since(t) < min {
-                        c.violations.push(format!("link {link} faster than capacity"));
+                        c.violations
+                            .push(format!("link {link} faster than capacity"));
                     }
                 }
                 c.last_depart.insert(link.0, (now, p.size));
@@ -110,14 +113,18 @@ struct LinkCase {
 }
 
 fn link_case() -> impl Strategy<Value = LinkCase> {
-    (1u64..50, 0u64..20_000, 1u32..30, prop_oneof![Just(0.0), 0.0f64..0.3]).prop_map(
-        |(mbps, delay_us, limit, loss)| LinkCase {
+    (
+        1u64..50,
+        0u64..20_000,
+        1u32..30,
+        prop_oneof![Just(0.0), 0.0f64..0.3],
+    )
+        .prop_map(|(mbps, delay_us, limit, loss)| LinkCase {
             mbps,
             delay_us,
             limit,
             loss,
-        },
-    )
+        })
 }
 
 proptest! {

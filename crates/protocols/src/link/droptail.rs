@@ -3,7 +3,7 @@
 //! Provenance: the FIFO tail-drop queue every seed paper uses as its baseline
 //! (e.g. seed 002, benchmark B1). No parameters: the buffer limit is the link's.
 
-use sim_core::{LinkAlgorithm, LinkView, Packet, SimRng, Verdict};
+use sim_core::{LazyRng, LinkAlgorithm, LinkView, Packet, Verdict};
 
 /// Tail drop (the engine enforces the limit and counts overflow drops).
 #[derive(Copy, Clone, Debug, Default)]
@@ -11,7 +11,7 @@ pub struct DropTail;
 
 impl LinkAlgorithm for DropTail {
     #[inline]
-    fn on_arrival(&mut self, _pkt: &Packet, _view: &LinkView, _rng: &mut SimRng) -> Verdict {
+    fn on_arrival(&mut self, _pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         Verdict::Enqueue
     }
 }
@@ -37,7 +37,7 @@ mod tests {
             busy_until: SimTime::ZERO,
         };
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
-        let mut rng = stream(1, 0, StreamKind::LinkAlgorithm, 0);
+        let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
         assert_eq!(DropTail.on_arrival(&pkt, &view, &mut rng), Verdict::Enqueue);
     }
 }
