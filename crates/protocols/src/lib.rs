@@ -14,4 +14,7 @@
 //! equations, and every `INFERRED:` gap-filling choice).
 #![forbid(unsafe_code)]
 
+pub mod cc;
 pub mod link;
+pub mod traffic;
+pub mod transport;

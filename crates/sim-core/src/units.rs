@@ -213,9 +213,9 @@ impl fmt::Display for SimTime {
 impl fmt::Display for SimDuration {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.as_secs_f64();
-        if self.0 != 0 && self.0 % 1_000_000_000 == 0 && s < 1.0 {
+        if self.0 != 0 && self.0.is_multiple_of(1_000_000_000) && s < 1.0 {
             write!(f, "{}ms", self.0 / 1_000_000_000)
-        } else if self.0 != 0 && self.0 % 1_000_000 == 0 && s < 1e-3 {
+        } else if self.0 != 0 && self.0.is_multiple_of(1_000_000) && s < 1e-3 {
             write!(f, "{}us", self.0 / 1_000_000)
         } else {
             write!(f, "{}s", fmt_g(s))
@@ -230,11 +230,11 @@ impl fmt::Display for Bytes {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b != 0 && b % 1_000_000_000 == 0 {
+        if b != 0 && b.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gbps", b / 1_000_000_000)
-        } else if b != 0 && b % 1_000_000 == 0 {
+        } else if b != 0 && b.is_multiple_of(1_000_000) {
             write!(f, "{}Mbps", b / 1_000_000)
-        } else if b != 0 && b % 1_000 == 0 {
+        } else if b != 0 && b.is_multiple_of(1_000) {
             write!(f, "{}Kbps", b / 1_000)
         } else {
             write!(f, "{b}bps")
@@ -336,7 +336,7 @@ pub fn parse_duration(input: &str) -> Result<SimDuration, UnitError> {
     })
     .or_else(|e| match split_number(input) {
         // A bare zero is unambiguous.
-        Some((n, "")) if n == 0.0 => Ok(0.0),
+        Some((0.0, "")) => Ok(0.0),
         _ => Err(e),
     })?;
     if ps >= u64::MAX as f64 {

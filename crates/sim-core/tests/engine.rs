@@ -153,7 +153,8 @@ fn utilisation_and_backlog_are_time_averages_over_the_window() {
     assert!((la.backlog_mean_pkts() - 0.010 / 10.0).abs() < 1e-12);
 }
 
-struct Log(Arc<Mutex<Vec<(SimTime, LinkId, TraceKind, u64)>>>);
+type Events = Vec<(SimTime, LinkId, TraceKind, u64)>;
+struct Log(Arc<Mutex<Events>>);
 impl Tracer for Log {
     fn on_event(&mut self, now: SimTime, link: LinkId, kind: TraceKind, pkt: &Packet) {
         self.0.lock().unwrap().push((now, link, kind, pkt.seq));

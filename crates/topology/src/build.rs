@@ -101,7 +101,10 @@ impl Resolved {
                 .node(&l.to)
                 .ok_or_else(|| err(format!("{at}.to"), unknown_node(&l.to, &graph)))?;
             if a == b {
-                return Err(err(format!("{at}.to"), "a link cannot connect a node to itself"));
+                return Err(err(
+                    format!("{at}.to"),
+                    "a link cannot connect a node to itself",
+                ));
             }
             graph.add_link(a, b, &l.params(), l.duplex, &at);
         }
@@ -113,17 +116,26 @@ impl Resolved {
         for (i, g) in sc.flows.iter().enumerate() {
             let at = format!("flows[{i}]");
             if !names.insert(g.name.clone()) {
-                return Err(err(format!("{at}.name"), format!("group name `{}` is used twice", g.name)));
+                return Err(err(
+                    format!("{at}.name"),
+                    format!("group name `{}` is used twice", g.name),
+                ));
             }
             groups.push(resolve_group(&sc, g, &at, &graph)?);
         }
         if groups.is_empty() {
-            return Err(err("flows", "a scenario needs at least one [[flows]] group"));
+            return Err(err(
+                "flows",
+                "a scenario needs at least one [[flows]] group",
+            ));
         }
         for (i, e) in sc.expect.iter().enumerate() {
             let at = format!("expect[{i}]");
             if !["group", "link", "run"].contains(&e.scope.as_str()) {
-                return Err(err(format!("{at}.scope"), format!("unknown scope `{}`; allowed: group, link, run", e.scope)));
+                return Err(err(
+                    format!("{at}.scope"),
+                    format!("unknown scope `{}`; allowed: group, link, run", e.scope),
+                ));
             }
             let known = match e.scope.as_str() {
                 "group" => names.contains(&e.subject),
@@ -131,9 +143,16 @@ impl Resolved {
                 _ => true,
             };
             if !known {
-                return Err(err(format!("{at}.subject"), format!("no {} named `{}`", e.scope, e.subject)));
+                return Err(err(
+                    format!("{at}.subject"),
+                    format!("no {} named `{}`", e.scope, e.subject),
+                ));
             }
-            for (k, v) in [("tolerance", e.tolerance), ("abs_tolerance", e.abs_tolerance), ("ref_ci", e.ref_ci)] {
+            for (k, v) in [
+                ("tolerance", e.tolerance),
+                ("abs_tolerance", e.abs_tolerance),
+                ("ref_ci", e.ref_ci),
+            ] {
                 if v.is_some_and(|x| !(x.is_finite() && x >= 0.0)) {
                     return Err(err(format!("{at}.{k}"), "must be a finite number >= 0"));
                 }
@@ -150,7 +169,8 @@ impl Resolved {
 
     /// The resolved scenario as TOML (defaults filled in).
     pub fn to_toml(&self) -> String {
-        toml::to_string_pretty(&self.scenario).unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
+        toml::to_string_pretty(&self.scenario)
+            .unwrap_or_else(|e| format!("# could not serialise: {e}\n"))
     }
 
     /// Names of the flow groups, by `GroupId`.
@@ -209,9 +229,9 @@ impl Resolved {
         }
         let mut routes: BTreeMap<Vec<usize>, RouteId> = BTreeMap::new();
         let mut route_of = |sim: &mut Simulator, links: &[usize]| {
-            *routes
-                .entry(links.to_vec())
-                .or_insert_with(|| sim.add_route(links.iter().map(|&l| LinkId::from_index(l)).collect()))
+            *routes.entry(links.to_vec()).or_insert_with(|| {
+                sim.add_route(links.iter().map(|&l| LinkId::from_index(l)).collect())
+            })
         };
         for (gi, g) in self.groups.iter().enumerate() {
             let gid = GroupId::from_index(gi);
@@ -235,7 +255,8 @@ impl Resolved {
             }
             let mut rng = stream(seed, rep, StreamKind::Group, gid.0);
             for (i, (f, r)) in g.routes.iter().enumerate() {
-                let mut start = SimTime::ZERO + cfg.start + cfg.start_spacing.saturating_mul(i as u64);
+                let mut start =
+                    SimTime::ZERO + cfg.start + cfg.start_spacing.saturating_mul(i as u64);
                 if cfg.start_jitter > SimDuration::ZERO {
                     let j: f64 = rng.random();
                     start += SimDuration::from_ps((j * cfg.start_jitter.as_ps() as f64) as u64);
@@ -262,7 +283,10 @@ impl Resolved {
 }
 
 /// The sender and receiver endpoints of one flow of group `cfg`.
-fn make_endpoints(cfg: &FlowGroupConfig, size: Option<u64>) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+fn make_endpoints(
+    cfg: &FlowGroupConfig,
+    size: Option<u64>,
+) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
     let mss = cfg.packet_size.get() as u32;
     match &cfg.traffic {
         TrafficConfig::Cbr { rate } => (
@@ -334,7 +358,10 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
     if r.warmup >= r.duration {
         return Err(err(
             "run.warmup",
-            format!("warm-up ({}) must be shorter than the run (duration = {})", r.warmup, r.duration),
+            format!(
+                "warm-up ({}) must be shorter than the run (duration = {})",
+                r.warmup, r.duration
+            ),
         ));
     }
     if r.replications == 0 {
@@ -349,10 +376,16 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
 
 fn validate_link(l: &crate::graph::GraphLink) -> Result<(), ScenarioError> {
     if l.capacity.bps() == 0 {
-        return Err(err(format!("{}.capacity", l.origin), "must be > 0 (e.g. \"10Mbps\")"));
+        return Err(err(
+            format!("{}.capacity", l.origin),
+            "must be > 0 (e.g. \"10Mbps\")",
+        ));
     }
     if !(l.loss.is_finite() && (0.0..1.0).contains(&l.loss)) {
-        return Err(err(format!("{}.loss", l.origin), format!("{} is out of range; allowed: 0 <= loss < 1", l.loss)));
+        return Err(err(
+            format!("{}.loss", l.origin),
+            format!("{} is out of range; allowed: 0 <= loss < 1", l.loss),
+        ));
     }
     let ctx = LinkBuildCtx {
         capacity: l.capacity,
@@ -365,7 +398,12 @@ fn validate_link(l: &crate::graph::GraphLink) -> Result<(), ScenarioError> {
         .map_err(|e| err(format!("{}.algo.{}", l.origin, e.key), e.message))
 }
 
-fn resolve_path(names: &[String], i: u32, at: &str, graph: &Graph) -> Result<Vec<usize>, ScenarioError> {
+fn resolve_path(
+    names: &[String],
+    i: u32,
+    at: &str,
+    graph: &Graph,
+) -> Result<Vec<usize>, ScenarioError> {
     if names.len() < 2 {
         return Err(err(at, "a path needs at least two nodes"));
     }
@@ -374,7 +412,9 @@ fn resolve_path(names: &[String], i: u32, at: &str, graph: &Graph) -> Result<Vec
         .enumerate()
         .map(|(k, n)| {
             let n = crate::scenario::expand(n, i);
-            graph.node(&n).ok_or_else(|| err(format!("{at}[{k}]"), unknown_node(&n, graph)))
+            graph
+                .node(&n)
+                .ok_or_else(|| err(format!("{at}[{k}]"), unknown_node(&n, graph)))
         })
         .collect::<Result<Vec<_>, _>>()?;
     graph.path_links(&nodes).map_err(|k| {
@@ -389,7 +429,12 @@ fn resolve_path(names: &[String], i: u32, at: &str, graph: &Graph) -> Result<Vec
     })
 }
 
-fn resolve_group(sc: &Scenario, g: &FlowGroupConfig, at: &str, graph: &Graph) -> Result<ResolvedGroup, ScenarioError> {
+fn resolve_group(
+    sc: &Scenario,
+    g: &FlowGroupConfig,
+    at: &str,
+    graph: &Graph,
+) -> Result<ResolvedGroup, ScenarioError> {
     if g.name.is_empty() {
         return Err(err(format!("{at}.name"), "must not be empty"));
     }
@@ -398,54 +443,103 @@ fn resolve_group(sc: &Scenario, g: &FlowGroupConfig, at: &str, graph: &Graph) ->
     }
     let ps = g.packet_size.get();
     if ps == 0 || ps > MAX_PACKET_SIZE {
-        return Err(err(format!("{at}.packet_size"), format!("{ps} B is out of range; allowed: 1 B ..= {MAX_PACKET_SIZE} B")));
+        return Err(err(
+            format!("{at}.packet_size"),
+            format!("{ps} B is out of range; allowed: 1 B ..= {MAX_PACKET_SIZE} B"),
+        ));
     }
-    g.traffic.validate().map_err(|e| err(format!("{at}.traffic.{}", e.key), e.message))?;
+    g.traffic
+        .validate()
+        .map_err(|e| err(format!("{at}.traffic.{}", e.key), e.message))?;
     if g.traffic.is_packet_source() {
         if g.cc.is_some() {
-            return Err(err(format!("{at}.cc"), format!("traffic `{}` is a non-adaptive source; it takes no congestion controller", g.traffic.name())));
+            return Err(err(
+                format!("{at}.cc"),
+                format!(
+                    "traffic `{}` is a non-adaptive source; it takes no congestion controller",
+                    g.traffic.name()
+                ),
+            ));
         }
         if g.tcp.is_some() {
-            return Err(err(format!("{at}.tcp"), format!("traffic `{}` is a non-adaptive source; it takes no tcp settings", g.traffic.name())));
+            return Err(err(
+                format!("{at}.tcp"),
+                format!(
+                    "traffic `{}` is a non-adaptive source; it takes no tcp settings",
+                    g.traffic.name()
+                ),
+            ));
         }
     } else {
-        crate::transports::validate_tcp(g).map_err(|e| err(format!("{at}.{}", e.key), e.message))?;
+        crate::transports::validate_tcp(g)
+            .map_err(|e| err(format!("{at}.{}", e.key), e.message))?;
     }
     let run_end = sc.run.duration;
     if let Some(stop) = g.stop {
         if stop <= g.start {
-            return Err(err(format!("{at}.stop"), format!("stop ({stop}) must be after start ({})", g.start)));
+            return Err(err(
+                format!("{at}.stop"),
+                format!("stop ({stop}) must be after start ({})", g.start),
+            ));
         }
     }
     if g.start >= run_end {
-        return Err(err(format!("{at}.start"), format!("start ({}) is not before the end of the run ({run_end})", g.start)));
+        return Err(err(
+            format!("{at}.start"),
+            format!(
+                "start ({}) is not before the end of the run ({run_end})",
+                g.start
+            ),
+        ));
     }
     if let (NodeSel::Many(v), _) | (_, NodeSel::Many(v)) = (&g.from, &g.to) {
         if v.is_empty() {
             return Err(err(format!("{at}.from"), "node lists must not be empty"));
         }
     }
-    let n = if matches!(g.traffic, TrafficConfig::PoissonArrivals { .. }) { 1 } else { g.count };
+    let n = if matches!(g.traffic, TrafficConfig::PoissonArrivals { .. }) {
+        1
+    } else {
+        g.count
+    };
     let mut routes = Vec::with_capacity(n as usize);
     for i in 0..n {
         let src_name = g.from.for_flow(i);
         let dst_name = g.to.for_flow(i);
-        let src = graph.node(&src_name).ok_or_else(|| err(format!("{at}.from"), unknown_node(&src_name, graph)))?;
-        let dst = graph.node(&dst_name).ok_or_else(|| err(format!("{at}.to"), unknown_node(&dst_name, graph)))?;
+        let src = graph
+            .node(&src_name)
+            .ok_or_else(|| err(format!("{at}.from"), unknown_node(&src_name, graph)))?;
+        let dst = graph
+            .node(&dst_name)
+            .ok_or_else(|| err(format!("{at}.to"), unknown_node(&dst_name, graph)))?;
         if src == dst {
-            return Err(err(format!("{at}.to"), format!("flow {i} starts and ends at `{src_name}`")));
+            return Err(err(
+                format!("{at}.to"),
+                format!("flow {i} starts and ends at `{src_name}`"),
+            ));
         }
         let fwd = match &g.path {
             Some(p) => {
                 let links = resolve_path(p, i, &format!("{at}.path"), graph)?;
-                let (s, d) = (graph.links[links[0]].from, graph.links[*links.last().expect("non-empty")].to);
+                let (s, d) = (
+                    graph.links[links[0]].from,
+                    graph.links[*links.last().expect("non-empty")].to,
+                );
                 if s != src || d != dst {
-                    return Err(err(format!("{at}.path"), format!("path must run from `{src_name}` to `{dst_name}`")));
+                    return Err(err(
+                        format!("{at}.path"),
+                        format!("path must run from `{src_name}` to `{dst_name}`"),
+                    ));
                 }
                 links
             }
             None => graph.shortest_path(src, dst, g.routing).ok_or_else(|| {
-                err(format!("{at}.to"), format!("no route from `{src_name}` to `{dst_name}`: the nodes are not connected"))
+                err(
+                    format!("{at}.to"),
+                    format!(
+                        "no route from `{src_name}` to `{dst_name}`: the nodes are not connected"
+                    ),
+                )
             })?,
         };
         let rev = match &g.reverse_path {
@@ -461,9 +555,57 @@ fn resolve_group(sc: &Scenario, g: &FlowGroupConfig, at: &str, graph: &Graph) ->
                 err(format!("{at}.from"), format!("no route back from `{dst_name}` to `{src_name}` for ACKs: add a reverse link or a reverse_path"))
             })?,
         };
+        check_header_family(g, &fwd, at, graph)?;
         routes.push((fwd, rev));
     }
-    Ok(ResolvedGroup { cfg: g.clone(), routes })
+    Ok(ResolvedGroup {
+        cfg: g.clone(),
+        routes,
+    })
 }
 
 use crate::scenario::NodeSel;
+
+/// Reject a flow whose congestion header family differs from what a link
+/// algorithm on its data path reads or writes.
+fn check_header_family(
+    g: &FlowGroupConfig,
+    fwd: &[usize],
+    at: &str,
+    graph: &Graph,
+) -> Result<(), ScenarioError> {
+    let (family, who) = if g.traffic.is_packet_source() {
+        (sim_core::HeaderFamily::None, g.traffic.name())
+    } else {
+        let cc = g.cc.clone().unwrap_or_default();
+        let ctl = cc
+            .build(g.packet_size.get() as u32)
+            .map_err(|e| err(format!("{at}.cc.{}", e.key), e.message))?;
+        (ctl.header_family(), cc.name())
+    };
+    for &l in fwd {
+        let link = &graph.links[l];
+        let ctx = LinkBuildCtx {
+            capacity: link.capacity,
+            delay: link.delay,
+            limit: link.buffer,
+        };
+        let algo = link
+            .algo
+            .build(&ctx)
+            .map_err(|e| err(format!("{}.algo.{}", link.origin, e.key), e.message))?;
+        if let Some(need) = algo.header_family() {
+            if need != family {
+                return Err(err(
+                    format!("{at}.cc"),
+                    format!(
+                        "`{who}` carries {family:?} headers but link `{}` runs `{}`, which needs {need:?} headers",
+                        link.name,
+                        link.algo.name()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

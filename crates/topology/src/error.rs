@@ -130,7 +130,10 @@ mod tests {
     fn errors_locate_nested_array_keys() {
         let e = ScenarioError::new("links[1].algo.k_pkts", "bad").locate(SRC);
         assert_eq!(e.position, Some((9, 30)));
-        assert_eq!(e.to_string(), "line 9, column 30: links[1].algo.k_pkts: bad");
+        assert_eq!(
+            e.to_string(),
+            "line 9, column 30: links[1].algo.k_pkts: bad"
+        );
     }
 
     #[test]

@@ -63,12 +63,24 @@ impl Graph {
 
     /// The link `from -> to`, if any (the first declared, if several).
     pub fn link_between(&self, from: usize, to: usize) -> Option<usize> {
-        self.out[from].iter().copied().find(|&l| self.links[l].to == to)
+        self.out[from]
+            .iter()
+            .copied()
+            .find(|&l| self.links[l].to == to)
     }
 
     /// Add the link(s) described by `p` between existing nodes `a` and `b`.
     pub fn add_link(&mut self, a: usize, b: usize, p: &LinkParams, duplex: bool, origin: &str) {
-        self.push_link(a, b, p.capacity, p.delay, p.buffer.0, p.algo.clone(), p.loss, origin);
+        self.push_link(
+            a,
+            b,
+            p.capacity,
+            p.delay,
+            p.buffer.0,
+            p.algo.clone(),
+            p.loss,
+            origin,
+        );
         if duplex {
             let r = p.reverse.clone().unwrap_or_default();
             self.push_link(

@@ -27,7 +27,11 @@ fn dumbbell(d: &DumbbellConfig, g: &mut Graph) -> Result<(), ScenarioError> {
     let (r1, r2) = (d.pairs as usize, d.pairs as usize + 1);
     g.add_link(r1, r2, &d.bottleneck, true, "topology.bottleneck");
     let egress = d.egress.as_ref().unwrap_or(&d.access);
-    let egress_at = if d.egress.is_some() { "topology.egress" } else { "topology.access" };
+    let egress_at = if d.egress.is_some() {
+        "topology.egress"
+    } else {
+        "topology.access"
+    };
     for i in 0..d.pairs as usize {
         let mut access = d.access.clone();
         if !d.access_delays.is_empty() {

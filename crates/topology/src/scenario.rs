@@ -125,13 +125,17 @@ pub fn parse_buffer(s: &str) -> Result<BufferSpec, String> {
             .parse()
             .map_err(|_| format!("`{s}` is not a buffer size; {allowed}"))?;
         if n == 0 {
-            return Err(format!("buffer `{s}` is zero; a buffer must hold at least 1 packet"));
+            return Err(format!(
+                "buffer `{s}` is zero; a buffer must hold at least 1 packet"
+            ));
         }
         return Ok(BufferSpec(sim_core::BufferLimit::Packets(n)));
     }
     let b = sim_core::parse_bytes(t).map_err(|e| format!("{e}; {allowed}"))?;
     if b.get() == 0 {
-        return Err(format!("buffer `{s}` is zero; a buffer must hold at least 1 byte"));
+        return Err(format!(
+            "buffer `{s}` is zero; a buffer must hold at least 1 byte"
+        ));
     }
     Ok(BufferSpec(sim_core::BufferLimit::Bytes(b.get())))
 }

@@ -22,11 +22,18 @@ pub fn validate_tcp(g: &FlowGroupConfig) -> Result<(), ParamError> {
 
 /// The TCP sender and receiver for one flow of `g` (`size`: None = infinite
 /// backlog). The group was validated by [`validate_tcp`] at parse time.
-pub fn tcp_endpoints(g: &FlowGroupConfig, size: Option<u64>) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+pub fn tcp_endpoints(
+    g: &FlowGroupConfig,
+    size: Option<u64>,
+) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
     const VALIDATED: &str = "flow group parameters were validated when the scenario was parsed";
     let tcp = g.tcp.clone().unwrap_or_default();
     let mss = g.packet_size.get() as u32;
-    let ctl = g.cc.clone().unwrap_or_default().build(mss).expect(VALIDATED);
+    let ctl =
+        g.cc.clone()
+            .unwrap_or_default()
+            .build(mss)
+            .expect(VALIDATED);
     let sender = WindowSender::new(&tcp, ctl, mss, size).expect(VALIDATED);
     let sink = TcpSink::new(&tcp).expect(VALIDATED);
     (Box::new(sender), Box::new(sink))

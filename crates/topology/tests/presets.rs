@@ -30,7 +30,11 @@ fn a_dumbbell_has_two_routers_and_duplex_links() {
     assert_eq!(r.graph.links[0].name, "r1->r2");
     assert_eq!(r.graph.links[1].name, "r2->r1");
     assert_eq!(r.graph.links[1].loss, 0.1);
-    let names: Vec<_> = r.groups[0].routes[2].0.iter().map(|&l| r.graph.links[l].name.clone()).collect();
+    let names: Vec<_> = r.groups[0].routes[2]
+        .0
+        .iter()
+        .map(|&l| r.graph.links[l].name.clone())
+        .collect();
     assert_eq!(names, ["s2->r1", "r1->r2", "r2->d2"]);
 }
 
@@ -78,9 +82,17 @@ from = ["cs1", "cs2", "cs3"]
 to = ["cd1", "cd2", "cd3"]
 "#;
     let r = Resolved::parse(src, "p").unwrap();
-    let long: Vec<_> = r.groups[0].routes[0].0.iter().map(|&l| r.graph.links[l].name.clone()).collect();
+    let long: Vec<_> = r.groups[0].routes[0]
+        .0
+        .iter()
+        .map(|&l| r.graph.links[l].name.clone())
+        .collect();
     assert_eq!(long, ["src->r0", "r0->r1", "r1->r2", "r2->r3", "r3->dst"]);
-    let cross: Vec<_> = r.groups[1].routes[1].0.iter().map(|&l| r.graph.links[l].name.clone()).collect();
+    let cross: Vec<_> = r.groups[1].routes[1]
+        .0
+        .iter()
+        .map(|&l| r.graph.links[l].name.clone())
+        .collect();
     assert_eq!(cross, ["cs2->r1", "r1->r2", "r2->cd2"]);
     let hop2 = r.graph.links.iter().find(|l| l.name == "r1->r2").unwrap();
     assert_eq!(hop2.capacity.bps(), 5_000_000);

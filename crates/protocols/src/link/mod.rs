@@ -23,19 +23,14 @@ pub struct LinkBuildCtx {
 }
 
 /// The link algorithm of a link, as written in a scenario (`kind = "..."`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LinkAlgoConfig {
     /// Tail drop at the buffer limit (the default).
+    #[default]
     DropTail,
     /// Mark ECN-capable packets (drop the others) while the queue exceeds K.
     Threshold(ThresholdMarkerConfig),
-}
-
-impl Default for LinkAlgoConfig {
-    fn default() -> Self {
-        LinkAlgoConfig::DropTail
-    }
 }
 
 impl LinkAlgoConfig {

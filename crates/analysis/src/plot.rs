@@ -1,0 +1,770 @@
+//! Charts: time series of replication 0 and summary bars with CI whiskers.
+//!
+//! - One time-series chart per (subject kind, metric): `series_flow_cwnd_bytes`,
+//!   `series_link_queue_pkts`, ..., one line per flow or link, replication 0 only
+//!   (several replications on one chart hide more than they show). Lines with many
+//!   points are thinned to the minimum and maximum of each of [`MAX_POINTS`]/2
+//!   buckets, which keeps every spike.
+//! - `summary_goodput`: mean goodput per flow of each group, 95 % CI whiskers.
+//! - `summary_utilisation`: utilisation of each non-idle link, 95 % CI whiskers.
+//!
+//! Text uses the DejaVu Sans font embedded by the `dejavu` crate (no system fonts),
+//! registered once as `"sans-serif"`. Files are rendered under a temporary name and
+//! renamed, like every other result file.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+use polars::prelude::{DataFrame, DataType};
+use sim_core::Subject;
+
+use crate::error::AnalysisError;
+use crate::summary::{lookup, SummaryRow};
+use crate::tables::{RunSet, SubjectLabels};
+use crate::write::{commit, find_table, read_table, temp_path, write_atomic};
+
+/// Image format of a chart.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum PlotFormat {
+    /// Raster, 1024 x 640 pixels.
+    Png,
+    /// Vector.
+    Svg,
+}
+
+impl PlotFormat {
+    /// Both formats.
+    pub const ALL: [PlotFormat; 2] = [PlotFormat::Png, PlotFormat::Svg];
+
+    /// File extension without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            PlotFormat::Png => "png",
+            PlotFormat::Svg => "svg",
+        }
+    }
+}
+
+/// Chart size, pixels.
+const SIZE: (u32, u32) = (1024, 640);
+/// Most points drawn per line before thinning.
+pub const MAX_POINTS: usize = 4000;
+/// Most lines that get a legend entry (beyond it the legend would hide the plot).
+const MAX_LEGEND: usize = 12;
+/// The font family every text element uses.
+const FONT: &str = "sans-serif";
+
+/// One line of a time-series chart.
+#[derive(Clone, Debug, PartialEq)]
+struct Line {
+    subject: String,
+    points: Vec<(f64, f64)>,
+}
+
+/// One time-series chart: one metric of one kind of subject.
+#[derive(Clone, Debug, PartialEq)]
+struct SeriesChart {
+    kind: String,
+    metric: String,
+    lines: Vec<Line>,
+}
+
+impl SeriesChart {
+    fn file_stem(&self) -> String {
+        format!("series_{}_{}", safe(&self.kind), safe(&self.metric))
+    }
+}
+
+/// A name made safe for a file name.
+fn safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `(axis label, scale)` of a metric, from its unit suffix.
+fn axis(metric: &str) -> (String, f64) {
+    let (name, unit, k) = if let Some(n) = metric.strip_suffix("_bps") {
+        (n, "Mb/s", 1e-6)
+    } else if let Some(n) = metric.strip_suffix("_s") {
+        (n, "ms", 1e3)
+    } else if let Some(n) = metric.strip_suffix("_bytes") {
+        (n, "kB", 1e-3)
+    } else if let Some(n) = metric.strip_suffix("_pkts") {
+        (n, "packets", 1.0)
+    } else {
+        return (metric.replace('_', " "), 1.0);
+    };
+    (format!("{} ({unit})", name.replace('_', " ")), k)
+}
+
+/// Append a point to the line of `(kind, metric, subject)`, creating chart and line
+/// in first-seen order.
+fn push_point(
+    charts: &mut Vec<SeriesChart>,
+    kind: &str,
+    metric: &str,
+    subject: &str,
+    p: (f64, f64),
+) {
+    let ci = match charts
+        .iter()
+        .position(|c| c.kind == kind && c.metric == metric)
+    {
+        Some(i) => i,
+        None => {
+            charts.push(SeriesChart {
+                kind: kind.into(),
+                metric: metric.into(),
+                lines: Vec::new(),
+            });
+            charts.len() - 1
+        }
+    };
+    let lines = &mut charts[ci].lines;
+    let li = match lines.iter().position(|l| l.subject == subject) {
+        Some(i) => i,
+        None => {
+            lines.push(Line {
+                subject: subject.into(),
+                points: Vec::new(),
+            });
+            lines.len() - 1
+        }
+    };
+    if p.0.is_finite() && p.1.is_finite() {
+        lines[li].points.push(p);
+    }
+}
+
+/// The charts of replication 0 of `set`.
+fn charts_from_runs(set: &RunSet) -> Vec<SeriesChart> {
+    let mut charts = Vec::new();
+    if let Some(run) = set.first_run() {
+        let labels = SubjectLabels::new(set, run);
+        for p in &run.series {
+            let kind = match p.subject {
+                Subject::Flow(_) => "flow",
+                Subject::Link(_) => "link",
+            };
+            let (_, subject, _) = labels.of(p.subject);
+            push_point(&mut charts, kind, p.metric, &subject, (p.time, p.value));
+        }
+    }
+    charts
+}
+
+/// A column of `df` cast to `dtype` (CSV columns come back with inferred types).
+fn column(
+    df: &DataFrame,
+    name: &str,
+    dtype: &DataType,
+) -> Result<polars::prelude::Column, AnalysisError> {
+    df.column(name)
+        .and_then(|c| c.cast(dtype))
+        .map_err(|e| AnalysisError::table(name, e))
+}
+
+fn strings(df: &DataFrame, name: &str) -> Result<Vec<String>, AnalysisError> {
+    let c = column(df, name, &DataType::String)?;
+    let ca = c.str().map_err(|e| AnalysisError::table(name, e))?;
+    Ok(ca
+        .iter()
+        .map(|s| s.unwrap_or_default().to_string())
+        .collect())
+}
+
+fn floats(df: &DataFrame, name: &str) -> Result<Vec<f64>, AnalysisError> {
+    let c = column(df, name, &DataType::Float64)?;
+    let ca = c.f64().map_err(|e| AnalysisError::table(name, e))?;
+    Ok(ca.iter().map(|x| x.unwrap_or(f64::NAN)).collect())
+}
+
+/// The charts of the lowest replication in a `series` table.
+fn charts_from_table(df: &DataFrame) -> Result<Vec<SeriesChart>, AnalysisError> {
+    let rep = floats(df, "replication")?;
+    let time = floats(df, "time_s")?;
+    let value = floats(df, "value")?;
+    let kind = strings(df, "subject_kind")?;
+    let subject = strings(df, "subject")?;
+    let metric = strings(df, "metric")?;
+    let first = rep.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut charts = Vec::new();
+    for i in (0..df.height()).filter(|&i| rep[i] == first) {
+        push_point(
+            &mut charts,
+            &kind[i],
+            &metric[i],
+            &subject[i],
+            (time[i], value[i]),
+        );
+    }
+    Ok(charts)
+}
+
+/// Summary rows back from a `summary` table (null sd or half-width become NaN).
+pub fn rows_from_table(df: &DataFrame) -> Result<Vec<SummaryRow>, AnalysisError> {
+    let scope = strings(df, "scope")?;
+    let subject = strings(df, "subject")?;
+    let metric = strings(df, "metric")?;
+    let n = floats(df, "n")?;
+    let mean = floats(df, "mean")?;
+    let sd = floats(df, "sd")?;
+    let half = floats(df, "ci95_half")?;
+    Ok((0..df.height())
+        .map(|i| SummaryRow {
+            scope: scope[i].clone(),
+            subject: subject[i].clone(),
+            metric: metric[i].clone(),
+            n: if n[i].is_finite() { n[i] as usize } else { 0 },
+            mean: mean[i],
+            sd: sd[i],
+            ci95_half: half[i],
+        })
+        .collect())
+}
+
+/// At most [`MAX_POINTS`] points: the minimum and maximum of equal-count buckets,
+/// in time order.
+fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    if points.len() <= MAX_POINTS {
+        return points.to_vec();
+    }
+    let buckets = MAX_POINTS / 2;
+    let mut out = Vec::with_capacity(MAX_POINTS);
+    for b in 0..buckets {
+        let lo = b * points.len() / buckets;
+        let hi = ((b + 1) * points.len() / buckets).max(lo + 1);
+        let chunk = &points[lo..hi];
+        let (mut imin, mut imax) = (0, 0);
+        for (i, p) in chunk.iter().enumerate() {
+            if p.1 < chunk[imin].1 {
+                imin = i;
+            }
+            if p.1 > chunk[imax].1 {
+                imax = i;
+            }
+        }
+        out.push(chunk[imin.min(imax)]);
+        if imin != imax {
+            out.push(chunk[imin.max(imax)]);
+        }
+    }
+    out
+}
+
+/// Register the embedded DejaVu font once; false if it could not be parsed.
+fn fonts_ready() -> bool {
+    static READY: OnceLock<bool> = OnceLock::new();
+    *READY.get_or_init(|| {
+        register_font(FONT, FontStyle::Normal, dejavu::sans::regular()).is_ok()
+            && register_font(FONT, FontStyle::Bold, dejavu::sans::bold()).is_ok()
+    })
+}
+
+/// Something that can draw itself on any backend.
+trait Chart {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+/// Render `chart` as `<dir>/<stem>.<ext>` in each format, atomically.
+fn render(
+    dir: &Path,
+    stem: &str,
+    formats: &[PlotFormat],
+    chart: &impl Chart,
+) -> Result<Vec<PathBuf>, AnalysisError> {
+    let mut out = Vec::new();
+    for &f in formats {
+        let path = dir.join(format!("{stem}.{}", f.extension()));
+        let fail = |msg: String| AnalysisError::Plot {
+            path: path.clone(),
+            msg,
+        };
+        if !fonts_ready() {
+            return Err(fail("the embedded DejaVu font could not be loaded".into()));
+        }
+        match f {
+            PlotFormat::Png => {
+                // The bitmap encoder picks the format from the extension, which the
+                // temporary name keeps.
+                let tmp = temp_path(&path);
+                let drawn = (|| {
+                    let root = BitMapBackend::new(&tmp, SIZE).into_drawing_area();
+                    chart.draw(&root)?;
+                    root.present().map_err(|e| e.to_string())
+                })();
+                let done = drawn.map_err(&fail).and_then(|()| commit(&tmp, &path));
+                if let Err(e) = done {
+                    let _ = std::fs::remove_file(&tmp);
+                    return Err(e);
+                }
+            }
+            PlotFormat::Svg => {
+                let mut svg = String::new();
+                {
+                    let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+                    chart.draw(&root).map_err(&fail)?;
+                    root.present().map_err(|e| fail(e.to_string()))?;
+                }
+                write_atomic(&path, svg.as_bytes())?;
+            }
+        }
+        out.push(path);
+    }
+    Ok(out)
+}
+
+impl Chart for SeriesChart {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        root.fill(&WHITE).map_err(e)?;
+        let (ydesc, k) = axis(&self.metric);
+        let lines: Vec<(String, Vec<(f64, f64)>)> = self
+            .lines
+            .iter()
+            .map(|l| {
+                let pts = thin(&l.points)
+                    .into_iter()
+                    .map(|(t, v)| (t, v * k))
+                    .collect();
+                (l.subject.clone(), pts)
+            })
+            .collect();
+        let all = || lines.iter().flat_map(|(_, p)| p.iter());
+        let (mut x0, mut x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.0), b.max(p.0))
+        });
+        let (mut y0, mut y1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.1), b.max(p.1))
+        });
+        if !(x0.is_finite() && y0.is_finite()) {
+            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
+        }
+        if x1 <= x0 {
+            x1 = x0 + 1.0;
+        }
+        // Rates, windows and queues are non-negative: start the axis at zero.
+        y0 = y0.min(0.0);
+        y1 = if y1 > y0 {
+            y1 + 0.05 * (y1 - y0)
+        } else {
+            y0 + 1.0
+        };
+        let title = format!("{} per {} (replication 0)", self.metric, self.kind);
+        let mut chart = ChartBuilder::on(root)
+            .caption(title, (FONT, 24))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(72)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(e)?;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(ydesc)
+            .label_style((FONT, 15))
+            .axis_desc_style((FONT, 17))
+            .draw()
+            .map_err(e)?;
+        for (i, (name, pts)) in lines.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            let s = chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                .map_err(e)?;
+            if lines.len() <= MAX_LEGEND {
+                s.label(name.as_str()).legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+            }
+        }
+        if lines.len() <= MAX_LEGEND {
+            chart
+                .configure_series_labels()
+                .position(SeriesLabelPosition::UpperRight)
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .label_font((FONT, 15))
+                .draw()
+                .map_err(e)?;
+        }
+        Ok(())
+    }
+}
+
+/// One bar of a summary chart: a mean with its interval.
+struct Bar {
+    label: String,
+    mean: f64,
+    lo: f64,
+    hi: f64,
+}
+
+/// Bars with CI whiskers over named categories.
+struct BarChart {
+    title: String,
+    ydesc: String,
+    /// The y axis reaches at least this value (100 for a utilisation in %).
+    ymin_top: f64,
+    bars: Vec<Bar>,
+}
+
+impl BarChart {
+    /// A bar per `(label, subject)` of `metric` in `scope`, scaled by `k`.
+    fn from_rows(
+        rows: &[SummaryRow],
+        scope: &str,
+        subjects: &[String],
+        metric: &str,
+        k: f64,
+    ) -> Vec<Bar> {
+        subjects
+            .iter()
+            .filter_map(|s| lookup(rows, scope, s, metric))
+            .filter(|r| r.mean.is_finite())
+            .map(|r| {
+                let s = r.summary();
+                Bar {
+                    label: r.subject.clone(),
+                    mean: s.mean * k,
+                    lo: s.lo() * k,
+                    hi: s.hi() * k,
+                }
+            })
+            .collect()
+    }
+}
+
+impl Chart for BarChart {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+        root.fill(&WHITE).map_err(e)?;
+        let n = self.bars.len() as i32;
+        let pad = if n < 3 { 1 } else { 0 };
+        let top = self
+            .bars
+            .iter()
+            .map(|b| b.hi.max(b.mean))
+            .fold(self.ymin_top, f64::max)
+            * 1.08;
+        let bottom = self.bars.iter().map(|b| b.lo).fold(0.0, f64::min);
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, (FONT, 24))
+            .margin(12)
+            .x_label_area_size(48)
+            .y_label_area_size(72)
+            // An i32 range includes its end: pad..=n-1+pad gives n segments plus
+            // an empty one each side when there are few bars (a lone bar would
+            // otherwise fill the chart, and a one-value range is degenerate).
+            .build_cartesian_2d((-pad..n - 1 + pad).into_segmented(), bottom..top)
+            .map_err(e)?;
+        let label = |v: &SegmentValue<i32>| match v {
+            SegmentValue::CenterOf(i) | SegmentValue::Exact(i) => usize::try_from(*i)
+                .ok()
+                .and_then(|i| self.bars.get(i))
+                .map(|b| b.label.clone())
+                .unwrap_or_default(),
+            SegmentValue::Last => String::new(),
+        };
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(WHITE)
+            .x_labels((n + 2 * pad).max(1) as usize)
+            .x_label_formatter(&label)
+            .y_desc(self.ydesc.as_str())
+            .label_style((FONT, 15))
+            .axis_desc_style((FONT, 17))
+            .draw()
+            .map_err(e)?;
+        let fill = Palette99::pick(0).to_rgba().mix(0.6).filled();
+        chart
+            .draw_series(self.bars.iter().enumerate().map(|(i, b)| {
+                let i = i as i32;
+                let mut r = Rectangle::new(
+                    [
+                        (SegmentValue::Exact(i), 0.0),
+                        (SegmentValue::Exact(i + 1), b.mean),
+                    ],
+                    fill,
+                );
+                r.set_margin(0, 0, 18, 18);
+                r
+            }))
+            .map_err(e)?;
+        chart
+            .draw_series(self.bars.iter().enumerate().map(|(i, b)| {
+                ErrorBar::new_vertical(
+                    SegmentValue::CenterOf(i as i32),
+                    b.lo,
+                    b.mean,
+                    b.hi,
+                    BLACK.filled().stroke_width(2),
+                    12,
+                )
+            }))
+            .map_err(e)?;
+        Ok(())
+    }
+}
+
+/// Time-series charts of replication 0 of `set`, into `dir`.
+pub fn plot_series(
+    dir: &Path,
+    set: &RunSet,
+    formats: &[PlotFormat],
+) -> Result<Vec<PathBuf>, AnalysisError> {
+    render_series(dir, &charts_from_runs(set), formats)
+}
+
+/// Time-series charts from a `series` table (lowest replication), into `dir`.
+pub fn plot_series_table(
+    dir: &Path,
+    series: &DataFrame,
+    formats: &[PlotFormat],
+) -> Result<Vec<PathBuf>, AnalysisError> {
+    render_series(dir, &charts_from_table(series)?, formats)
+}
+
+fn render_series(
+    dir: &Path,
+    charts: &[SeriesChart],
+    formats: &[PlotFormat],
+) -> Result<Vec<PathBuf>, AnalysisError> {
+    let mut out = Vec::new();
+    for c in charts
+        .iter()
+        .filter(|c| c.lines.iter().any(|l| !l.points.is_empty()))
+    {
+        out.extend(render(dir, &c.file_stem(), formats, c)?);
+    }
+    Ok(out)
+}
+
+/// Summary charts into `dir`: `summary_goodput` (mean goodput per flow of each group,
+/// Mb/s) and `summary_utilisation` (each link that carried traffic, %), with 95 %
+/// CI whiskers. A chart with nothing to show is skipped.
+pub fn plot_summary(
+    dir: &Path,
+    rows: &[SummaryRow],
+    formats: &[PlotFormat],
+) -> Result<Vec<PathBuf>, AnalysisError> {
+    let subjects = |scope: &str| {
+        let mut v: Vec<String> = Vec::new();
+        for r in rows.iter().filter(|r| r.scope == scope) {
+            if !v.contains(&r.subject) {
+                v.push(r.subject.clone());
+            }
+        }
+        v
+    };
+    let busy: Vec<String> = subjects("link")
+        .into_iter()
+        .filter(|l| lookup(rows, "link", l, "arrived_pkts").is_some_and(|r| r.mean > 0.0))
+        .collect();
+    let charts = [
+        (
+            "summary_goodput",
+            BarChart {
+                title: "Goodput per flow by group (mean, 95% CI)".into(),
+                ydesc: "goodput per flow (Mb/s)".into(),
+                ymin_top: 0.0,
+                bars: BarChart::from_rows(rows, "group", &subjects("group"), "goodput_bps", 1e-6),
+            },
+        ),
+        (
+            "summary_utilisation",
+            BarChart {
+                title: "Link utilisation (mean, 95% CI)".into(),
+                ydesc: "utilisation (%)".into(),
+                ymin_top: 100.0,
+                bars: BarChart::from_rows(rows, "link", &busy, "utilisation", 100.0),
+            },
+        ),
+    ];
+    let mut out = Vec::new();
+    for (stem, chart) in charts.iter().filter(|(_, c)| !c.bars.is_empty()) {
+        out.extend(render(dir, stem, formats, chart)?);
+    }
+    Ok(out)
+}
+
+/// Every chart (PNG and SVG) of a finished run set, into `<dir>/plots/`.
+pub fn plot_all(
+    dir: &Path,
+    set: &RunSet,
+    rows: &[SummaryRow],
+) -> Result<Vec<PathBuf>, AnalysisError> {
+    let plots = plots_dir(dir)?;
+    let mut out = plot_series(&plots, set, &PlotFormat::ALL)?;
+    out.extend(plot_summary(&plots, rows, &PlotFormat::ALL)?);
+    Ok(out)
+}
+
+/// Every chart (PNG and SVG) from the tables a run wrote into `dir` (`series` and
+/// `summary`, Parquet or CSV), into `<dir>/plots/`.
+pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
+    let summary = find_table(dir, "summary").ok_or_else(|| AnalysisError::Input {
+        path: dir.to_path_buf(),
+        msg: "no summary.parquet or summary.csv here: is this a `netsim run` output directory?"
+            .into(),
+    })?;
+    let plots = plots_dir(dir)?;
+    let mut out = Vec::new();
+    if let Some(series) = find_table(dir, "series") {
+        out.extend(plot_series_table(
+            &plots,
+            &read_table(&series)?,
+            &PlotFormat::ALL,
+        )?);
+    }
+    let rows = rows_from_table(&read_table(&summary)?)?;
+    out.extend(plot_summary(&plots, &rows, &PlotFormat::ALL)?);
+    Ok(out)
+}
+
+fn plots_dir(dir: &Path) -> Result<PathBuf, AnalysisError> {
+    let p = dir.join("plots");
+    std::fs::create_dir_all(&p).map_err(|e| AnalysisError::io("cannot create", &p, e))?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::summary::summary_rows;
+    use crate::tables::build_tables;
+    use crate::tables::tests::sample;
+    use crate::write::{write_tables, Format};
+
+    fn check_files(files: &[PathBuf]) {
+        for f in files {
+            let bytes = std::fs::read(f).unwrap();
+            assert!(!bytes.is_empty(), "{} is empty", f.display());
+            match f.extension().and_then(|e| e.to_str()) {
+                Some("svg") => {
+                    let s = String::from_utf8(bytes).unwrap();
+                    assert!(s.contains("<svg"), "{}", f.display());
+                    assert!(s.contains("<text"), "{} has no text", f.display());
+                }
+                Some("png") => assert_eq!(&bytes[1..4], b"PNG", "{}", f.display()),
+                other => panic!("unexpected file {other:?}"),
+            }
+        }
+        let dir = files[0].parent().unwrap();
+        let hidden = std::fs::read_dir(dir)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with('.')
+            })
+            .count();
+        assert_eq!(hidden, 0, "temporary files left in {}", dir.display());
+    }
+
+    fn names(files: &[PathBuf]) -> Vec<String> {
+        files
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn series_charts_are_written_per_kind_and_metric() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = plot_series(dir.path(), &sample(), &PlotFormat::ALL).unwrap();
+        assert_eq!(
+            names(&files),
+            [
+                "series_flow_cwnd_bytes.png",
+                "series_flow_cwnd_bytes.svg",
+                "series_link_queue_pkts.png",
+                "series_link_queue_pkts.svg"
+            ]
+        );
+        check_files(&files);
+    }
+
+    #[test]
+    fn summary_charts_show_groups_with_goodput_and_busy_links() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = summary_rows(&sample());
+        let files = plot_summary(dir.path(), &rows, &PlotFormat::ALL).unwrap();
+        assert_eq!(files.len(), 4);
+        check_files(&files);
+        let svg = std::fs::read_to_string(dir.path().join("summary_utilisation.svg")).unwrap();
+        assert!(svg.contains("r1-&gt;r2") || svg.contains("r1->r2"));
+        assert!(!svg.contains("h1-&gt;r1") && !svg.contains("h1->r1"));
+    }
+
+    #[test]
+    fn plot_dir_redraws_from_csv_tables() {
+        let dir = tempfile::tempdir().unwrap();
+        let set = sample();
+        write_tables(dir.path(), &build_tables(&set).unwrap(), Format::Csv).unwrap();
+        let files = plot_dir(dir.path()).unwrap();
+        assert_eq!(files.len(), 8);
+        check_files(&files);
+        let again = plot_all(dir.path(), &set, &summary_rows(&set)).unwrap();
+        assert_eq!(names(&files), names(&again));
+    }
+
+    #[test]
+    fn plot_dir_without_tables_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = plot_dir(dir.path()).unwrap_err();
+        assert!(e.to_string().contains("no summary"), "{e}");
+    }
+
+    #[test]
+    fn summary_rows_survive_a_parquet_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let set = sample();
+        write_tables(dir.path(), &build_tables(&set).unwrap(), Format::Parquet).unwrap();
+        let back =
+            rows_from_table(&read_table(&dir.path().join("summary.parquet")).unwrap()).unwrap();
+        let rows = summary_rows(&set);
+        assert_eq!(back.len(), rows.len());
+        for (a, b) in back.iter().zip(&rows) {
+            assert_eq!(
+                (&a.scope, &a.subject, &a.metric, a.n),
+                (&b.scope, &b.subject, &b.metric, b.n)
+            );
+            assert!(a.mean == b.mean || (a.mean.is_nan() && b.mean.is_nan()));
+        }
+    }
+
+    #[test]
+    fn thinning_keeps_extremes_and_order() {
+        let pts: Vec<(f64, f64)> = (0..10 * MAX_POINTS)
+            .map(|i| (i as f64, if i == 12_345 { 1e9 } else { (i % 7) as f64 }))
+            .collect();
+        let t = thin(&pts);
+        assert!(t.len() <= MAX_POINTS);
+        assert!(t.contains(&(12_345.0, 1e9)));
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn axis_labels_carry_units() {
+        assert_eq!(
+            axis("throughput_bps"),
+            ("throughput (Mb/s)".to_string(), 1e-6)
+        );
+        assert_eq!(axis("srtt_s"), ("srtt (ms)".to_string(), 1e3));
+        assert_eq!(axis("queue_pkts"), ("queue (packets)".to_string(), 1.0));
+        assert_eq!(axis("avg_queue"), ("avg queue".to_string(), 1.0));
+    }
+}

@@ -1,0 +1,239 @@
+//! Transports: endpoints that carry a flow's data and acknowledgements.
+//!
+//! - [`window`]: [`WindowSender`], the reliable window transport (byte sequence
+//!   numbers, ACK clocking, RFC 6298 RTO, duplicate-ACK fast retransmit and
+//!   NewReno fast recovery, ECN per RFC 3168), holding a `Box<dyn Controller>`
+//!   for the congestion-control arithmetic.
+//! - [`rtt`]: [`RttEstimator`], the RFC 6298 RTO estimator (shared by transports).
+//! - [`sink`]: [`TcpSink`], its receiver (cumulative ACKs, out-of-order ranges,
+//!   optional delayed ACKs, ECN-Echo).
+//!
+//! Both take their parameters from one [`TcpConfig`] (`tcp = { ... }` in a flow
+//! group). Like ns-2, a data packet's payload is its whole wire size (headers are
+//! not modelled): segment size = MSS = the flow's packet size.
+
+use serde::{Deserialize, Serialize};
+use sim_core::{Bytes, ParamError, SimDuration};
+
+pub mod rtt;
+pub mod sink;
+pub mod window;
+
+pub use rtt::RttEstimator;
+pub use sink::TcpSink;
+pub use window::WindowSender;
+
+/// Parameters of the reliable window transport and its receiver.
+///
+/// Every field has a default (given with its source), so `tcp = {}` is valid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TcpConfig {
+    /// ECN-capable transport (RFC 3168): data sent as ECT, the receiver echoes CE
+    /// as ECE, the sender halves its window at most once per window. Default false.
+    pub ecn: bool,
+    /// Receiver delays ACKs: one ACK per two in-order segments or after
+    /// `delack_timeout` (RFC 5681 section 4.2). Default false (ACK every segment).
+    pub delayed_ack: bool,
+    /// Longest an in-order segment waits for its ACK, in (0, 500 ms) as RFC 5681
+    /// section 4.2 requires. Default 200 ms (the common implementation value).
+    pub delack_timeout: SimDuration,
+    /// ACK packet size on the wire. Default 40 B (ns-2's TCP ACK: 20 B IP + 20 B TCP).
+    pub ack_size: Bytes,
+    /// Duplicate ACKs that trigger fast retransmit (>= 1). Default 3 (RFC 5681 section 3.2).
+    pub dupack_threshold: u32,
+    /// Retransmission timeout before any RTT sample. Default 1 s (RFC 6298 section 2.1).
+    pub initial_rto: SimDuration,
+    /// Lower bound on the RTO (> 0). Default 1 s (RFC 6298 section 2.4);
+    /// many simulation studies use 200 ms.
+    pub min_rto: SimDuration,
+    /// Upper bound on the RTO, also capping the exponential backoff.
+    /// Default 60 s (RFC 6298 section 2.5: at least 60 s).
+    pub max_rto: SimDuration,
+    /// Clock granularity G in `RTO = SRTT + max(G, 4 RTTVAR)`. Default 0
+    /// (a simulator's clock is exact; RFC 6298 section 2.2).
+    pub clock_granularity: SimDuration,
+    /// Receiver's advertised window, segments (>= 1); the sender never has more
+    /// than this outstanding. Default: unlimited (like ns-2 with a large `window_`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rwnd_pkts: Option<u32>,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            ecn: false,
+            delayed_ack: false,
+            delack_timeout: SimDuration::from_millis(200),
+            ack_size: Bytes::new(40),
+            dupack_threshold: 3,
+            initial_rto: SimDuration::from_secs(1),
+            min_rto: SimDuration::from_secs(1),
+            max_rto: SimDuration::from_secs(60),
+            clock_granularity: SimDuration::ZERO,
+            rwnd_pkts: None,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Check parameter ranges (keys are relative to the `tcp` table).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let half_second = SimDuration::from_millis(500);
+        if self.delack_timeout == SimDuration::ZERO || self.delack_timeout >= half_second {
+            return Err(ParamError::new(
+                "delack_timeout",
+                format!(
+                    "{} is out of range; RFC 5681 requires 0 < delack_timeout < 500ms",
+                    self.delack_timeout
+                ),
+            ));
+        }
+        if self.ack_size.get() == 0 || self.ack_size.get() > u64::from(u32::MAX) {
+            return Err(ParamError::new(
+                "ack_size",
+                format!(
+                    "{} is out of range; allowed: 1B <= ack_size <= 4294967295B",
+                    self.ack_size
+                ),
+            ));
+        }
+        if self.dupack_threshold == 0 {
+            return Err(ParamError::new(
+                "dupack_threshold",
+                "must be >= 1 duplicate ACK",
+            ));
+        }
+        if self.min_rto == SimDuration::ZERO {
+            return Err(ParamError::new("min_rto", "must be > 0"));
+        }
+        if self.min_rto > self.max_rto {
+            return Err(ParamError::new(
+                "min_rto",
+                format!("{} must be <= max_rto ({})", self.min_rto, self.max_rto),
+            ));
+        }
+        if self.initial_rto == SimDuration::ZERO || self.initial_rto > self.max_rto {
+            return Err(ParamError::new(
+                "initial_rto",
+                format!(
+                    "{} is out of range; allowed: 0 < initial_rto <= max_rto ({})",
+                    self.initial_rto, self.max_rto
+                ),
+            ));
+        }
+        if self.rwnd_pkts == Some(0) {
+            return Err(ParamError::new("rwnd_pkts", "must be >= 1 segment"));
+        }
+        Ok(())
+    }
+
+    /// The ACK size in bytes (valid after [`TcpConfig::validate`]).
+    pub(crate) fn ack_bytes(&self) -> u32 {
+        u32::try_from(self.ack_size.get()).unwrap_or(u32::MAX)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_empty_table_gives_the_documented_defaults() {
+        let c: TcpConfig = toml::from_str("").unwrap();
+        assert_eq!(c, TcpConfig::default());
+        assert!(c.validate().is_ok());
+        assert_eq!(c.ack_bytes(), 40);
+        assert_eq!(c.min_rto, SimDuration::from_secs(1));
+    }
+
+    #[test]
+    fn unit_strings_parse_and_unknown_keys_are_rejected() {
+        let c: TcpConfig =
+            toml::from_str("ecn = true\nmin_rto = \"200ms\"\nack_size = \"52B\"").unwrap();
+        assert!(c.ecn);
+        assert_eq!(c.min_rto, SimDuration::from_millis(200));
+        assert_eq!(c.ack_size, Bytes::new(52));
+        assert!(toml::from_str::<TcpConfig>("min_rtt = \"200ms\"").is_err());
+    }
+
+    #[test]
+    fn each_bad_parameter_is_rejected_with_its_key() {
+        let d = TcpConfig::default();
+        let cases: Vec<(TcpConfig, &str)> = vec![
+            (
+                TcpConfig {
+                    delack_timeout: SimDuration::ZERO,
+                    ..d.clone()
+                },
+                "delack_timeout",
+            ),
+            (
+                TcpConfig {
+                    delack_timeout: SimDuration::from_millis(500),
+                    ..d.clone()
+                },
+                "delack_timeout",
+            ),
+            (
+                TcpConfig {
+                    ack_size: Bytes::ZERO,
+                    ..d.clone()
+                },
+                "ack_size",
+            ),
+            (
+                TcpConfig {
+                    ack_size: Bytes::new(1 << 32),
+                    ..d.clone()
+                },
+                "ack_size",
+            ),
+            (
+                TcpConfig {
+                    dupack_threshold: 0,
+                    ..d.clone()
+                },
+                "dupack_threshold",
+            ),
+            (
+                TcpConfig {
+                    min_rto: SimDuration::ZERO,
+                    ..d.clone()
+                },
+                "min_rto",
+            ),
+            (
+                TcpConfig {
+                    min_rto: SimDuration::from_secs(61),
+                    ..d.clone()
+                },
+                "min_rto",
+            ),
+            (
+                TcpConfig {
+                    initial_rto: SimDuration::ZERO,
+                    ..d.clone()
+                },
+                "initial_rto",
+            ),
+            (
+                TcpConfig {
+                    initial_rto: SimDuration::from_secs(61),
+                    ..d.clone()
+                },
+                "initial_rto",
+            ),
+            (
+                TcpConfig {
+                    rwnd_pkts: Some(0),
+                    ..d.clone()
+                },
+                "rwnd_pkts",
+            ),
+        ];
+        for (c, key) in cases {
+            assert_eq!(c.validate().unwrap_err().key, key, "{c:?}");
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! The retransmission-timeout estimator of RFC 6298, in integer picoseconds.
+//!
+//! Provenance: RFC 6298 section 2.1 (initial RTO, 1 s by default), 2.2 (first
+//! sample: `SRTT = R`, `RTTVAR = R/2`), 2.3 (later samples, alpha = 1/8,
+//! beta = 1/4, RTTVAR updated with the old SRTT: `RTTVAR = 3/4 RTTVAR + 1/4
+//! |SRTT - R|`, then `SRTT = 7/8 SRTT + 1/8 R`; `RTO = SRTT + max(G, K*RTTVAR)`
+//! with K = 4), 2.4 (RTO rounded up to `min_rto`), 2.5 (capped at `max_rto`),
+//! 5.5 (each expiry doubles the RTO, "back off the timer") and 5.7 (a new sample
+//! after backing off recomputes the RTO from SRTT/RTTVAR, removing the backoff).
+//!
+//! INFERRED: the backoff doubles the RTO in force, capped at `max_rto`;
+//! truncating integer division keeps every step within 1 ps of the real-valued
+//! formulas.
+
+use sim_core::SimDuration;
+
+use super::TcpConfig;
+
+/// SRTT, RTTVAR and the RTO with its exponential backoff.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RttEstimator {
+    srtt: Option<SimDuration>,
+    rttvar: SimDuration,
+    /// RTO computed from the estimates, before backoff.
+    rto: SimDuration,
+    /// Timer expiries since the last sample: the RTO in force is `rto * 2^backoff`.
+    backoff: u32,
+    min_rto: SimDuration,
+    max_rto: SimDuration,
+    granularity: SimDuration,
+}
+
+impl RttEstimator {
+    /// An estimator with no sample yet, using the RTO bounds of `cfg`.
+    pub fn new(cfg: &TcpConfig) -> Self {
+        RttEstimator {
+            srtt: None,
+            rttvar: SimDuration::ZERO,
+            rto: cfg.initial_rto,
+            backoff: 0,
+            min_rto: cfg.min_rto,
+            max_rto: cfg.max_rto,
+            granularity: cfg.clock_granularity,
+        }
+    }
+
+    /// Fold in one RTT sample `r` (RFC 6298 sections 2.2-2.5) and clear the backoff.
+    #[inline]
+    pub fn on_sample(&mut self, r: SimDuration) {
+        let r = r.as_ps();
+        let (srtt, rttvar) = match self.srtt {
+            None => (r, r / 2),
+            Some(s) => {
+                let s = s.as_ps();
+                let var = (self.rttvar.as_ps().saturating_mul(3) + s.abs_diff(r)) / 4;
+                ((s.saturating_mul(7).saturating_add(r)) / 8, var)
+            }
+        };
+        self.srtt = Some(SimDuration::from_ps(srtt));
+        self.rttvar = SimDuration::from_ps(rttvar);
+        let var = SimDuration::from_ps(rttvar.saturating_mul(4)).max(self.granularity);
+        self.rto = SimDuration::from_ps(srtt)
+            .saturating_add(var)
+            .clamp(self.min_rto, self.max_rto);
+        self.backoff = 0;
+    }
+
+    /// The timer expired: double the RTO in force (RFC 6298 section 5.5), up to `max_rto`.
+    pub fn back_off(&mut self) {
+        if self.rto() < self.max_rto {
+            self.backoff += 1;
+        }
+    }
+
+    /// The RTO in force: `rto * 2^backoff`, at most `max_rto`.
+    #[inline]
+    pub fn rto(&self) -> SimDuration {
+        let k = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
+        SimDuration::from_ps(self.rto.as_ps().saturating_mul(k)).min(self.max_rto)
+    }
+
+    /// Smoothed RTT, once a sample has arrived.
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.srtt
+    }
+
+    /// RTT variation.
+    pub fn rttvar(&self) -> SimDuration {
+        self.rttvar
+    }
+
+    /// Expiries since the last sample.
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(x: f64) -> SimDuration {
+        SimDuration::from_secs_f64(x)
+    }
+
+    #[test]
+    fn estimates_follow_the_rfc_6298_formulas() {
+        let g = 0.1;
+        let mut e = RttEstimator::new(&TcpConfig {
+            min_rto: secs(0.15),
+            clock_granularity: secs(g),
+            ..TcpConfig::default()
+        });
+        assert_eq!(e.rto(), SimDuration::from_secs(1));
+        let mut samples = vec![0.1, 0.15, 0.08, 0.3];
+        samples.extend([0.1; 10]);
+        let (mut srtt, mut var) = (0.0f64, 0.0f64);
+        // Integer-picosecond arithmetic truncates each step: allow 100 ps.
+        let close = |a: SimDuration, b: f64| (a.as_secs_f64() - b).abs() < 1e-10;
+        for (i, &x) in samples.iter().enumerate() {
+            e.on_sample(secs(x));
+            if i == 0 {
+                srtt = x;
+                var = x / 2.0;
+            } else {
+                var = 0.75 * var + 0.25 * (srtt - x).abs();
+                srtt = 0.875 * srtt + 0.125 * x;
+            }
+            let rto = (srtt + (4.0 * var).max(g)).clamp(0.15, 60.0);
+            assert!(close(e.srtt().unwrap(), srtt), "srtt after {i}");
+            assert!(close(e.rttvar(), var), "rttvar after {i}");
+            assert!(close(e.rto(), rto), "rto after {i}: {:?} vs {rto}", e.rto());
+        }
+        // By the end 4*RTTVAR has decayed below G: RTO = SRTT + G.
+        assert!(4.0 * var < g);
+    }
+
+    #[test]
+    fn first_sample_gives_srtt_plus_two_samples_clamped_to_min_rto() {
+        let mut e = RttEstimator::new(&TcpConfig {
+            min_rto: SimDuration::from_millis(200),
+            ..TcpConfig::default()
+        });
+        e.on_sample(SimDuration::from_millis(100));
+        assert_eq!(e.rttvar(), SimDuration::from_millis(50));
+        assert_eq!(e.rto(), SimDuration::from_millis(300));
+        let mut e = RttEstimator::new(&TcpConfig::default());
+        e.on_sample(SimDuration::from_millis(100));
+        assert_eq!(e.rto(), SimDuration::from_secs(1));
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_max_rto_and_a_sample_clears_it() {
+        let mut e = RttEstimator::new(&TcpConfig {
+            max_rto: SimDuration::from_secs(5),
+            ..TcpConfig::default()
+        });
+        let mut seen = Vec::new();
+        for _ in 0..5 {
+            e.back_off();
+            seen.push(e.rto().as_secs_f64());
+        }
+        assert_eq!(seen, [2.0, 4.0, 5.0, 5.0, 5.0]);
+        assert_eq!(e.backoff(), 3);
+        e.on_sample(SimDuration::from_millis(400));
+        assert_eq!(e.backoff(), 0);
+        assert_eq!(e.rto(), SimDuration::from_millis(1200));
+    }
+
+    #[test]
+    fn huge_backoff_saturates_instead_of_overflowing() {
+        let mut e = RttEstimator::new(&TcpConfig {
+            max_rto: SimDuration::MAX,
+            ..TcpConfig::default()
+        });
+        for _ in 0..100 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(), SimDuration::MAX);
+    }
+}
