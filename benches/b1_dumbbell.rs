@@ -15,7 +15,10 @@ use rayon::prelude::*;
 use topology::Resolved;
 
 fn load(n: u32) -> Resolved {
-    let path = format!("{}/scenarios/bench/dumbbell-n{n}.toml", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/scenarios/bench/dumbbell-n{n}.toml",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let src = std::fs::read_to_string(&path).expect("bench scenario");
     Resolved::parse(&src, "bench").unwrap_or_else(|e| panic!("{path}: {e}"))
 }
@@ -36,7 +39,10 @@ fn bottleneck_pkts(out: &sim_core::RunOutput) -> u64 {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
     let scaling = !args.iter().any(|a| a == "--no-scaling");
     let sizes: Vec<u32> = {
         let v: Vec<u32> = args.iter().filter_map(|a| a.parse().ok()).collect();
@@ -47,7 +53,10 @@ fn main() {
         }
     };
     println!("B1 dumbbell, NewReno, 60 simulated seconds, one thread");
-    println!("{:>6} {:>12} {:>14} {:>14} {:>10} {:>10}", "N", "wall s", "bneck pkt/s", "events/s", "util", "peak MB");
+    println!(
+        "{:>6} {:>12} {:>14} {:>14} {:>10} {:>10}",
+        "N", "wall s", "bneck pkt/s", "events/s", "util", "peak MB"
+    );
     for &n in &sizes {
         let r = load(n);
         let sim = r.build(r.scenario.run.seed, 0).expect("build");
@@ -56,7 +65,12 @@ fn main() {
         let wall = t.elapsed().as_secs_f64();
         // The bench scenarios have no warm-up: the window is the whole run.
         let pkts = bottleneck_pkts(&out) as f64;
-        let util = out.links.iter().find(|l| l.name == "r1->r2").map(|l| l.utilisation()).unwrap_or(0.0);
+        let util = out
+            .links
+            .iter()
+            .find(|l| l.name == "r1->r2")
+            .map(|l| l.utilisation())
+            .unwrap_or(0.0);
         println!(
             "{:>6} {:>12.2} {:>14.3e} {:>14.3e} {:>10.4} {:>10.1}",
             n,
@@ -70,7 +84,10 @@ fn main() {
     if scaling {
         let r = load(100);
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("pool");
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("pool");
             let t = Instant::now();
             let outs: Vec<_> = pool.install(|| {
                 (0..2u32)

@@ -23,7 +23,10 @@ pub fn evaluate(expects: &[Expect], rows: &[SummaryRow]) -> Vec<Verdict> {
             let row = analysis::lookup(rows, &e.scope, &e.subject, &e.metric);
             let got = row.map(|r| (r.mean, r.ci95_half, r.n));
             let (pass, rule) = match got {
-                None => (false, format!("no metric `{}` for {} `{}`", e.metric, e.scope, e.subject)),
+                None => (
+                    false,
+                    format!("no metric `{}` for {} `{}`", e.metric, e.scope, e.subject),
+                ),
                 Some((mean, half, _)) => judge(e, mean, half),
             };
             Verdict {
@@ -74,7 +77,7 @@ pub fn render(scenario: &str, verdicts: &[Verdict]) -> String {
         "scenario".to_string(),
         "quantity".to_string(),
         "source".to_string(),
-        "paper".to_string(),
+        "reference".to_string(),
         "netsim".to_string(),
         "rule".to_string(),
         "verdict".to_string(),
@@ -96,10 +99,16 @@ pub fn render(scenario: &str, verdicts: &[Verdict]) -> String {
             if v.pass { "PASS".into() } else { "MISS".into() },
         ]);
     }
-    let widths: Vec<usize> = (0..7).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..7)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
     let mut out = String::new();
     for r in &rows {
-        let line: Vec<String> = r.iter().zip(&widths).map(|(s, w)| format!("{s:<w$}")).collect();
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(s, w)| format!("{s:<w$}"))
+            .collect();
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
     }
@@ -110,7 +119,10 @@ fn g(x: f64) -> String {
     if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
         format!("{x:.4e}")
     } else {
-        format!("{:.4}", x).trim_end_matches('0').trim_end_matches('.').to_string()
+        format!("{:.4}", x)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
     }
 }
 

@@ -18,7 +18,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use topology::Resolved;
 
 #[derive(Parser)]
-#[command(name = "netsim", version, about = "Discrete-event packet network simulator for congestion-control research")]
+#[command(
+    name = "netsim",
+    version,
+    about = "Discrete-event packet network simulator for congestion-control research"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -121,8 +125,12 @@ fn main() -> ExitCode {
 
 /// Read and validate a scenario file; errors name the file, line and key path.
 fn load(path: &Path) -> Result<Resolved, String> {
-    let src = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
+    let src = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("scenario");
     Resolved::parse(&src, stem).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -151,7 +159,10 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     }
     let reps = resolved.scenario.run.replications;
     let seed = resolved.scenario.run.seed;
-    let out_dir = a.out.clone().unwrap_or_else(|| Path::new("out").join(&resolved.name));
+    let out_dir = a
+        .out
+        .clone()
+        .unwrap_or_else(|| Path::new("out").join(&resolved.name));
     let runs = runner::run_all(&resolved, seed, reps, a.threads, !a.quiet)?;
 
     let set = analysis::RunSet {
@@ -166,12 +177,14 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     let tables = analysis::build_tables(&set).map_err(|e| e.to_string())?;
     let rows = analysis::summary_rows(&set);
 
-    std::fs::create_dir_all(&out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     let format = match a.format {
         FormatArg::Parquet => analysis::Format::Parquet,
         FormatArg::Csv => analysis::Format::Csv,
     };
-    let mut written = analysis::write_tables(&out_dir, &tables, format).map_err(|e| e.to_string())?;
+    let mut written =
+        analysis::write_tables(&out_dir, &tables, format).map_err(|e| e.to_string())?;
     if a.plot {
         written.extend(analysis::plot::plot_all(&out_dir, &set, &rows).map_err(|e| e.to_string())?);
     }
@@ -198,7 +211,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     if !a.quiet {
         print!("{summary}");
     }
-    analysis::write_atomic(&out_dir.join("report.txt"), summary.as_bytes()).map_err(|e| e.to_string())?;
+    analysis::write_atomic(&out_dir.join("report.txt"), summary.as_bytes())
+        .map_err(|e| e.to_string())?;
 
     // The resolved scenario is written last: its presence marks a complete output.
     let resolved_text = format!(
@@ -206,10 +220,17 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         env!("CARGO_PKG_VERSION"),
         resolved.to_toml()
     );
-    analysis::write_atomic(&out_dir.join("scenario.resolved.toml"), resolved_text.as_bytes())
-        .map_err(|e| e.to_string())?;
+    analysis::write_atomic(
+        &out_dir.join("scenario.resolved.toml"),
+        resolved_text.as_bytes(),
+    )
+    .map_err(|e| e.to_string())?;
     if !a.quiet {
-        println!("\nwrote {} files to {}", written.len() + 2, out_dir.display());
+        println!(
+            "\nwrote {} files to {}",
+            written.len() + 2,
+            out_dir.display()
+        );
     }
     let missed = verdicts.iter().filter(|v| !v.pass).count();
     if a.check && missed > 0 {

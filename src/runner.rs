@@ -19,7 +19,13 @@ pub struct Runs {
 
 /// Run `reps` replications of `resolved` with master seed `seed` on `threads`
 /// threads (0 = all cores). Results do not depend on the thread count.
-pub fn run_all(resolved: &Resolved, seed: u64, reps: u32, threads: usize, progress: bool) -> Result<Runs, String> {
+pub fn run_all(
+    resolved: &Resolved,
+    seed: u64,
+    reps: u32,
+    threads: usize,
+    progress: bool,
+) -> Result<Runs, String> {
     let duration = resolved.scenario.run.duration;
     // Build every replication first: all user errors surface before any work.
     let sims = (0..reps)
@@ -28,7 +34,8 @@ pub fn run_all(resolved: &Resolved, seed: u64, reps: u32, threads: usize, progre
         .map_err(|e| e.to_string())?;
     let total_ms = (duration.as_secs_f64() * 1000.0 * f64::from(reps)).ceil() as u64;
     let bar = if progress {
-        let b = ProgressBar::with_draw_target(Some(total_ms), ProgressDrawTarget::stderr_with_hz(4));
+        let b =
+            ProgressBar::with_draw_target(Some(total_ms), ProgressDrawTarget::stderr_with_hz(4));
         b.set_style(
             ProgressStyle::with_template(
                 "{spinner} [{elapsed_precise}] {bar:30} {percent:>3}% sim {msg} ETA {eta}",

@@ -46,7 +46,10 @@ traffic = { kind = "poisson_packets", rate = "500kbps" }
 
 fn digest(seed: u64, threads: usize) -> u64 {
     let r = Resolved::parse(SCENARIO, "det").expect("valid scenario");
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
     let outs: Vec<String> = pool.install(|| {
         (0..r.scenario.run.replications)
             .into_par_iter()

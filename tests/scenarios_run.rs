@@ -19,7 +19,10 @@ fn scenario_files(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_scenario_parses_and_runs_two_simulated_seconds() {
     let mut files = Vec::new();
-    scenario_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"), &mut files);
+    scenario_files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios"),
+        &mut files,
+    );
     files.sort();
     assert!(files.len() >= 4, "found {files:?}");
     for f in files {
@@ -31,7 +34,8 @@ fn every_scenario_parses_and_runs_two_simulated_seconds() {
             run.duration = short;
             run.warmup = run.warmup.min(SimDuration::from_secs(1));
         }
-        let out = r.build(run.seed, 0).unwrap().run();
+        let seed = run.seed;
+        let out = r.build(seed, 0).unwrap().run();
         assert!(out.events > 0, "{}: no events", f.display());
         let sent: u64 = out.flows.iter().map(|x| x.total.sent_pkts).sum();
         assert!(sent > 0, "{}: nothing sent", f.display());

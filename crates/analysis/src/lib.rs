@@ -13,9 +13,10 @@
 //! - [`summary`]: per-replication metrics summarised across replications, as
 //!   [`SummaryRow`]s, the plain-Rust form of the summary table that the CLI checks
 //!   reference values against with [`lookup`].
-//! - [`write`]: Parquet or CSV files, and [`write_atomic`] for any other file. Every
+//! - [`mod@write`]: Parquet or CSV files, and [`write_atomic`] for any other file. Every
 //!   file is written to a temporary name in the same directory, fsynced, then
 //!   renamed: a crash never leaves a half file under the final name.
+//! - [`read`]: tables back from a results directory (`netsim plot DIR`).
 //! - [`report`]: the plain-text report (per group, per link; "mean ± ci").
 //! - [`plot`]: time-series and summary charts (PNG and SVG, embedded DejaVu font).
 //!
@@ -26,13 +27,24 @@
 //! differ from one another. `summary_rows` does this once; the report, the plots and
 //! the `summary` table all read the same rows, so they never disagree.
 //!
-//! ## Ordering
-//! Every table is sorted by replication, then by id (flow, link, group) in arena
-//! order, then by time: the same runs give byte-identical files.
+//! ## Ordering and determinism
+//! Rows follow replication order, then arena (id) order; `series` keeps the
+//! engine's sampling order (time, then subject); `summary` lists groups, then
+//! links, then the run. No hash-map order reaches a file, so the same seed gives
+//! byte-identical `flows`, `links` and `series` files. Only the `runs` table and
+//! the `run` rows of `summary` (`wall_s`, `events_per_wall_s`) hold wall-clock
+//! measurements and differ between otherwise identical runs.
+//!
+//! ## Where files go
+//! `write_tables` writes `runs`, `flows`, `links`, `summary` and `series` into
+//! the output directory; `plot::plot_all` (or `plot::plot_dir`, from the written
+//! tables) adds `series_<kind>_<metric>.{png,svg}` and `summary_*.{png,svg}` next
+//! to them.
 #![forbid(unsafe_code)]
 
 pub mod error;
 pub mod plot;
+pub mod read;
 pub mod report;
 pub mod stats;
 pub mod summary;
@@ -41,6 +53,8 @@ pub mod write;
 
 pub use error::AnalysisError;
 pub use plot::PlotFormat;
+pub use read::{find_table, read_table};
 pub use stats::{jain, Summary};
-pub use tables::{build_tables, lookup, summary_rows, RunMeta, RunSet, SummaryRow, Tables};
+pub use summary::{lookup, summary_rows, SummaryRow};
+pub use tables::{build_tables, RunMeta, RunSet, Tables};
 pub use write::{write_atomic, write_tables, Format};

@@ -6,7 +6,8 @@
 //!   points are thinned to the minimum and maximum of each of [`MAX_POINTS`]/2
 //!   buckets, which keeps every spike.
 //! - `summary_goodput`: mean goodput per flow of each group, 95 % CI whiskers.
-//! - `summary_utilisation`: utilisation of each non-idle link, 95 % CI whiskers.
+//! - `summary_utilisation`: utilisation of each notable link (see
+//!   [`notable_links`]), 95 % CI whiskers.
 //!
 //! Text uses the DejaVu Sans font embedded by the `dejavu` crate (no system fonts),
 //! registered once as `"sans-serif"`. Files are rendered under a temporary name and
@@ -18,13 +19,14 @@ use std::sync::OnceLock;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
-use polars::prelude::{DataFrame, DataType};
+use polars::prelude::DataFrame;
 use sim_core::Subject;
 
 use crate::error::AnalysisError;
-use crate::summary::{lookup, SummaryRow};
+use crate::read::{find_table, floats, read_table, rows_from_table, strings};
+use crate::summary::{lookup, notable_links, subjects, SummaryRow};
 use crate::tables::{RunSet, SubjectLabels};
-use crate::write::{commit, find_table, read_table, temp_path, write_atomic};
+use crate::write::{commit, temp_path, write_atomic};
 
 /// Image format of a chart.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -70,6 +72,8 @@ struct SeriesChart {
     kind: String,
     metric: String,
     lines: Vec<Line>,
+    /// Lines left out because they are zero throughout.
+    hidden: usize,
 }
 
 impl SeriesChart {
@@ -126,6 +130,7 @@ fn push_point(
                 kind: kind.into(),
                 metric: metric.into(),
                 lines: Vec::new(),
+                hidden: 0,
             });
             charts.len() - 1
         }
@@ -163,32 +168,6 @@ fn charts_from_runs(set: &RunSet) -> Vec<SeriesChart> {
     charts
 }
 
-/// A column of `df` cast to `dtype` (CSV columns come back with inferred types).
-fn column(
-    df: &DataFrame,
-    name: &str,
-    dtype: &DataType,
-) -> Result<polars::prelude::Column, AnalysisError> {
-    df.column(name)
-        .and_then(|c| c.cast(dtype))
-        .map_err(|e| AnalysisError::table(name, e))
-}
-
-fn strings(df: &DataFrame, name: &str) -> Result<Vec<String>, AnalysisError> {
-    let c = column(df, name, &DataType::String)?;
-    let ca = c.str().map_err(|e| AnalysisError::table(name, e))?;
-    Ok(ca
-        .iter()
-        .map(|s| s.unwrap_or_default().to_string())
-        .collect())
-}
-
-fn floats(df: &DataFrame, name: &str) -> Result<Vec<f64>, AnalysisError> {
-    let c = column(df, name, &DataType::Float64)?;
-    let ca = c.f64().map_err(|e| AnalysisError::table(name, e))?;
-    Ok(ca.iter().map(|x| x.unwrap_or(f64::NAN)).collect())
-}
-
 /// The charts of the lowest replication in a `series` table.
 fn charts_from_table(df: &DataFrame) -> Result<Vec<SeriesChart>, AnalysisError> {
     let rep = floats(df, "replication")?;
@@ -211,26 +190,27 @@ fn charts_from_table(df: &DataFrame) -> Result<Vec<SeriesChart>, AnalysisError> 
     Ok(charts)
 }
 
-/// Summary rows back from a `summary` table (null sd or half-width become NaN).
-pub fn rows_from_table(df: &DataFrame) -> Result<Vec<SummaryRow>, AnalysisError> {
-    let scope = strings(df, "scope")?;
-    let subject = strings(df, "subject")?;
-    let metric = strings(df, "metric")?;
-    let n = floats(df, "n")?;
-    let mean = floats(df, "mean")?;
-    let sd = floats(df, "sd")?;
-    let half = floats(df, "ci95_half")?;
-    Ok((0..df.height())
-        .map(|i| SummaryRow {
-            scope: scope[i].clone(),
-            subject: subject[i].clone(),
-            metric: metric[i].clone(),
-            n: if n[i].is_finite() { n[i] as usize } else { 0 },
-            mean: mean[i],
-            sd: sd[i],
-            ci95_half: half[i],
-        })
-        .collect())
+/// Order flow lines by flow id (`f2` before `f10`), not by when each flow first
+/// reported (links keep the engine's id order), and leave out lines that are zero
+/// throughout when another line is not: the idle access links of a dumbbell
+/// would otherwise bury the bottleneck's queue and crowd out the legend.
+fn tidy(charts: &mut [SeriesChart]) {
+    for c in charts.iter_mut() {
+        if c.kind == "flow" {
+            c.lines.sort_by_key(|l| {
+                l.subject
+                    .strip_prefix('f')
+                    .and_then(|n| n.parse::<u64>().ok())
+                    .unwrap_or(u64::MAX)
+            });
+        }
+        let zero = |l: &Line| l.points.iter().all(|p| p.1 == 0.0);
+        if c.lines.iter().any(|l| !zero(l)) {
+            let before = c.lines.len();
+            c.lines.retain(|l| !zero(l));
+            c.hidden += before - c.lines.len();
+        }
+    }
 }
 
 /// At most [`MAX_POINTS`] points: the minimum and maximum of equal-count buckets,
@@ -360,7 +340,13 @@ impl Chart for SeriesChart {
         } else {
             y0 + 1.0
         };
-        let title = format!("{} per {} (replication 0)", self.metric, self.kind);
+        let title = match self.hidden {
+            0 => format!("{} per {} (replication 0)", self.metric, self.kind),
+            h => format!(
+                "{} per {} (replication 0; {h} all-zero {}(s) not drawn)",
+                self.metric, self.kind, self.kind
+            ),
+        };
         let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 24))
             .margin(12)
@@ -523,7 +509,7 @@ pub fn plot_series(
     set: &RunSet,
     formats: &[PlotFormat],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    render_series(dir, &charts_from_runs(set), formats)
+    render_series(dir, charts_from_runs(set), formats)
 }
 
 /// Time-series charts from a `series` table (lowest replication), into `dir`.
@@ -532,14 +518,15 @@ pub fn plot_series_table(
     series: &DataFrame,
     formats: &[PlotFormat],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    render_series(dir, &charts_from_table(series)?, formats)
+    render_series(dir, charts_from_table(series)?, formats)
 }
 
 fn render_series(
     dir: &Path,
-    charts: &[SeriesChart],
+    mut charts: Vec<SeriesChart>,
     formats: &[PlotFormat],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
+    tidy(&mut charts);
     let mut out = Vec::new();
     for c in charts
         .iter()
@@ -551,25 +538,21 @@ fn render_series(
 }
 
 /// Summary charts into `dir`: `summary_goodput` (mean goodput per flow of each group,
-/// Mb/s) and `summary_utilisation` (each link that carried traffic, %), with 95 %
+/// Mb/s) and `summary_utilisation` (each notable link, %), with 95 %
 /// CI whiskers. A chart with nothing to show is skipped.
 pub fn plot_summary(
     dir: &Path,
     rows: &[SummaryRow],
     formats: &[PlotFormat],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    let subjects = |scope: &str| {
-        let mut v: Vec<String> = Vec::new();
-        for r in rows.iter().filter(|r| r.scope == scope) {
-            if !v.contains(&r.subject) {
-                v.push(r.subject.clone());
-            }
-        }
-        v
-    };
-    let busy: Vec<String> = subjects("link")
+    let groups: Vec<String> = subjects(rows, "group")
         .into_iter()
-        .filter(|l| lookup(rows, "link", l, "arrived_pkts").is_some_and(|r| r.mean > 0.0))
+        .map(String::from)
+        .collect();
+    let links: Vec<String> = notable_links(rows)
+        .0
+        .into_iter()
+        .map(String::from)
         .collect();
     let charts = [
         (
@@ -578,7 +561,7 @@ pub fn plot_summary(
                 title: "Goodput per flow by group (mean, 95% CI)".into(),
                 ydesc: "goodput per flow (Mb/s)".into(),
                 ymin_top: 0.0,
-                bars: BarChart::from_rows(rows, "group", &subjects("group"), "goodput_bps", 1e-6),
+                bars: BarChart::from_rows(rows, "group", &groups, "goodput_bps", 1e-6),
             },
         ),
         (
@@ -587,7 +570,7 @@ pub fn plot_summary(
                 title: "Link utilisation (mean, 95% CI)".into(),
                 ydesc: "utilisation (%)".into(),
                 ymin_top: 100.0,
-                bars: BarChart::from_rows(rows, "link", &busy, "utilisation", 100.0),
+                bars: BarChart::from_rows(rows, "link", &links, "utilisation", 100.0),
             },
         ),
     ];
@@ -598,44 +581,36 @@ pub fn plot_summary(
     Ok(out)
 }
 
-/// Every chart (PNG and SVG) of a finished run set, into `<dir>/plots/`.
+/// Every chart (PNG and SVG) of a finished run set, into `dir` next to its tables.
 pub fn plot_all(
     dir: &Path,
     set: &RunSet,
     rows: &[SummaryRow],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    let plots = plots_dir(dir)?;
-    let mut out = plot_series(&plots, set, &PlotFormat::ALL)?;
-    out.extend(plot_summary(&plots, rows, &PlotFormat::ALL)?);
+    let mut out = plot_series(dir, set, &PlotFormat::ALL)?;
+    out.extend(plot_summary(dir, rows, &PlotFormat::ALL)?);
     Ok(out)
 }
 
 /// Every chart (PNG and SVG) from the tables a run wrote into `dir` (`series` and
-/// `summary`, Parquet or CSV), into `<dir>/plots/`.
+/// `summary`, Parquet or CSV), into `dir` as [`plot_all`] would have.
 pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
     let summary = find_table(dir, "summary").ok_or_else(|| AnalysisError::Input {
         path: dir.to_path_buf(),
         msg: "no summary.parquet or summary.csv here: is this a `netsim run` output directory?"
             .into(),
     })?;
-    let plots = plots_dir(dir)?;
     let mut out = Vec::new();
     if let Some(series) = find_table(dir, "series") {
         out.extend(plot_series_table(
-            &plots,
+            dir,
             &read_table(&series)?,
             &PlotFormat::ALL,
         )?);
     }
     let rows = rows_from_table(&read_table(&summary)?)?;
-    out.extend(plot_summary(&plots, &rows, &PlotFormat::ALL)?);
+    out.extend(plot_summary(dir, &rows, &PlotFormat::ALL)?);
     Ok(out)
-}
-
-fn plots_dir(dir: &Path) -> Result<PathBuf, AnalysisError> {
-    let p = dir.join("plots");
-    std::fs::create_dir_all(&p).map_err(|e| AnalysisError::io("cannot create", &p, e))?;
-    Ok(p)
 }
 
 #[cfg(test)]
@@ -729,24 +704,6 @@ mod tests {
     }
 
     #[test]
-    fn summary_rows_survive_a_parquet_round_trip() {
-        let dir = tempfile::tempdir().unwrap();
-        let set = sample();
-        write_tables(dir.path(), &build_tables(&set).unwrap(), Format::Parquet).unwrap();
-        let back =
-            rows_from_table(&read_table(&dir.path().join("summary.parquet")).unwrap()).unwrap();
-        let rows = summary_rows(&set);
-        assert_eq!(back.len(), rows.len());
-        for (a, b) in back.iter().zip(&rows) {
-            assert_eq!(
-                (&a.scope, &a.subject, &a.metric, a.n),
-                (&b.scope, &b.subject, &b.metric, b.n)
-            );
-            assert!(a.mean == b.mean || (a.mean.is_nan() && b.mean.is_nan()));
-        }
-    }
-
-    #[test]
     fn thinning_keeps_extremes_and_order() {
         let pts: Vec<(f64, f64)> = (0..10 * MAX_POINTS)
             .map(|i| (i as f64, if i == 12_345 { 1e9 } else { (i % 7) as f64 }))
@@ -755,6 +712,19 @@ mod tests {
         assert!(t.len() <= MAX_POINTS);
         assert!(t.contains(&(12_345.0, 1e9)));
         assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+
+    #[test]
+    fn flow_lines_are_ordered_by_id_and_all_zero_lines_hidden() {
+        let mut charts = Vec::new();
+        for f in ["f10", "f2", "f0"] {
+            push_point(&mut charts, "flow", "cwnd_bytes", f, (0.0, 1.0));
+        }
+        push_point(&mut charts, "flow", "cwnd_bytes", "f3", (0.0, 0.0));
+        tidy(&mut charts);
+        let order: Vec<&str> = charts[0].lines.iter().map(|l| l.subject.as_str()).collect();
+        assert_eq!(order, ["f0", "f2", "f10"]);
+        assert_eq!(charts[0].hidden, 1);
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use sim_core::Reason;
 
-use crate::summary::{lookup, SummaryRow};
+use crate::summary::{lookup, notable_links, subjects, SummaryRow, NOTABLE_UTILISATION};
 use crate::tables::RunSet;
 
 /// The whole report: header, flow groups, links, backlog, drops and marks by
@@ -24,16 +24,14 @@ pub fn render_report(set: &RunSet, rows: &[SummaryRow]) -> String {
         out.push_str("\nFlow groups\n");
         group_table(rows, &groups).render(&mut out);
     }
-    let all_links = subjects(rows, "link");
-    let links: Vec<&str> = all_links
-        .iter()
-        .copied()
-        .filter(|l| mean(rows, "link", l, "arrived_pkts").is_some_and(|a| a > 0.0))
-        .collect();
+    let (links, omitted) = notable_links(rows);
     if !links.is_empty() {
-        let idle = all_links.len() - links.len();
-        let note = if idle > 0 {
-            format!(" ({idle} idle link(s) omitted)")
+        let note = if omitted > 0 {
+            format!(
+                " ({omitted} idle or quiet link(s) omitted: no drops, marks or queue, \
+                 utilisation < {:.0}%; all are in the links table)",
+                NOTABLE_UTILISATION * 100.0
+            )
         } else {
             String::new()
         };
@@ -76,17 +74,6 @@ fn header(set: &RunSet) -> String {
         );
     }
     h
-}
-
-/// Subjects of `scope` in row order, without repeats.
-fn subjects<'a>(rows: &'a [SummaryRow], scope: &str) -> Vec<&'a str> {
-    let mut v: Vec<&str> = Vec::new();
-    for r in rows.iter().filter(|r| r.scope == scope) {
-        if v.last() != Some(&r.subject.as_str()) && !v.contains(&r.subject.as_str()) {
-            v.push(&r.subject);
-        }
-    }
-    v
 }
 
 fn mean(rows: &[SummaryRow], scope: &str, subject: &str, metric: &str) -> Option<f64> {
@@ -368,7 +355,7 @@ mod tests {
             .unwrap();
         assert!(line.contains("95.00 ± 63.53"), "{line}");
         assert!(line.contains("2.000 ± 0.000"), "{line}");
-        assert!(text.contains("(1 idle link(s) omitted)"));
+        assert!(text.contains("(1 idle or quiet link(s) omitted"));
         assert!(!text.lines().any(|l| l.starts_with("h1->r1")));
     }
 

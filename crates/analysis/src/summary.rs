@@ -79,6 +79,49 @@ pub fn lookup<'a>(
         .find(|r| r.scope == scope && r.subject == subject && r.metric == metric)
 }
 
+/// The subjects of `scope` in row order, each once.
+pub fn subjects<'a>(rows: &'a [SummaryRow], scope: &str) -> Vec<&'a str> {
+    let mut v: Vec<&str> = Vec::new();
+    for r in rows.iter().filter(|r| r.scope == scope) {
+        if !v.contains(&r.subject.as_str()) {
+            v.push(&r.subject);
+        }
+    }
+    v
+}
+
+/// Utilisation at or above which a link is shown even without queue or losses.
+pub const NOTABLE_UTILISATION: f64 = 0.5;
+
+/// The links worth showing in the report and the utilisation chart, in row order,
+/// and how many were left out. A link is notable when it dropped or marked a
+/// packet, had a queue at its 99th backlog percentile, or was at least
+/// [`NOTABLE_UTILISATION`] busy: in a dumbbell, the bottleneck but not the dozens
+/// of access and ACK links. If no link is notable, every link that carried traffic
+/// is; a link nothing arrived at is never shown.
+pub fn notable_links(rows: &[SummaryRow]) -> (Vec<&str>, usize) {
+    let all = subjects(rows, "link");
+    let m = |l: &str, metric: &str| lookup(rows, "link", l, metric).map_or(0.0, |r| r.mean);
+    let used: Vec<&str> = all
+        .iter()
+        .copied()
+        .filter(|l| m(l, "arrived_pkts") > 0.0)
+        .collect();
+    let loaded: Vec<&str> = used
+        .iter()
+        .copied()
+        .filter(|l| {
+            m(l, "dropped_pkts") > 0.0
+                || m(l, "marked_pkts") > 0.0
+                || m(l, "backlog_p99_pkts") > 0.0
+                || m(l, "utilisation") >= NOTABLE_UTILISATION
+        })
+        .collect();
+    let shown = if loaded.is_empty() { used } else { loaded };
+    let omitted = all.len() - shown.len();
+    (shown, omitted)
+}
+
 /// Per-replication values of the metrics of one subject, in first-seen order.
 #[derive(Default)]
 struct Acc {
@@ -273,6 +316,26 @@ mod tests {
         let df = summary_table(&rows).unwrap();
         assert_eq!(df.height(), rows.len());
         assert_eq!(df.column("ci95_half").unwrap().null_count(), rows.len());
+    }
+
+    #[test]
+    fn notable_links_leave_out_idle_and_quiet_ones() {
+        let mut set = sample();
+        assert_eq!(notable_links(&summary_rows(&set)), (vec!["r1->r2"], 1));
+        // A lightly used link without queue or losses is left out next to a loaded one...
+        for r in &mut set.runs {
+            r.links[1].counters.arrived.pkts = 10;
+        }
+        assert_eq!(notable_links(&summary_rows(&set)), (vec!["r1->r2"], 1));
+        // ...but shown when no link is loaded.
+        for r in &mut set.runs {
+            r.links.truncate(1);
+            r.links[0] = crate::tables::tests::link(0, "r1->r2", 1000, &[]);
+            r.links[0].counters.dropped = Default::default();
+            r.links[0].counters.marked = Default::default();
+            r.links[0].stats.hist_pkts = vec![1];
+        }
+        assert_eq!(notable_links(&summary_rows(&set)), (vec!["r1->r2"], 0));
     }
 
     #[test]

@@ -19,7 +19,7 @@ use sim_core::{FlowId, GroupId, LinkId, LinkReport, Reason, RunOutput, Subject};
 
 use crate::error::AnalysisError;
 use crate::stats::jain;
-pub use crate::summary::{lookup, summary_rows, SummaryRow};
+use crate::summary::summary_rows;
 
 /// What the analysis needs to know about a scenario besides its run outputs.
 #[derive(Clone, Debug, Default)]
@@ -75,7 +75,7 @@ impl RunSet {
             .or(self.runs.first())
     }
 
-    /// The name of `link` of `run`: the engine's name, else the scenario's, else `l<i>`.
+    /// The name of link report `l`: the engine's name, else the scenario's, else `l<i>`.
     pub fn link_label(&self, l: &LinkReport) -> String {
         if l.name.is_empty() {
             self.meta.link_name(l.link)
@@ -351,7 +351,7 @@ fn empty_link() -> LinkReport {
     }
 }
 
-/// `links`: replication, link, name, then every metric of [`link_metrics`]:
+/// `links`: replication, link, name, then every per-link metric:
 /// capacity_bps, utilisation, backlog (mean, p99, max in pkts and bytes), queueing
 /// delay (mean, max), arrived/departed/dropped/marked packets, `drop_<reason>_pkts`
 /// and `mark_<reason>_pkts` for every [`Reason`], and `jain` (null when no flow
@@ -566,6 +566,7 @@ pub(crate) mod tests {
                 link(0, "r1->r2", 10_000_000 + 1_250_000 * scale, &[0, 1, 2]),
                 LinkReport {
                     counters: LinkCounters::default(),
+                    stats: LinkStats::default(),
                     ..link(1, "h1->r1", 0, &[])
                 },
             ],

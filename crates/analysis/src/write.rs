@@ -12,9 +12,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use polars::prelude::{
-    CsvReadOptions, CsvWriter, DataFrame, ParquetReader, ParquetWriter, SerReader, SerWriter,
-};
+use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, SerWriter};
 
 use crate::error::AnalysisError;
 use crate::tables::Tables;
@@ -159,38 +157,10 @@ pub(crate) fn commit(tmp: &Path, path: &Path) -> Result<(), AnalysisError> {
     Ok(())
 }
 
-/// Read a table written by [`write_tables`]; the format follows the extension
-/// (`.csv`, otherwise Parquet).
-pub fn read_table(path: &Path) -> Result<DataFrame, AnalysisError> {
-    let label = path.display().to_string();
-    if path.extension().is_some_and(|e| e == "csv") {
-        CsvReadOptions::default()
-            .with_has_header(true)
-            .try_into_reader_with_file_path(Some(path.to_path_buf()))
-            .and_then(|r| r.finish())
-            .map_err(|e| AnalysisError::table(label, e))
-    } else {
-        let file = File::open(path).map_err(|e| AnalysisError::io("cannot open", path, e))?;
-        ParquetReader::new(file)
-            .finish()
-            .map_err(|e| AnalysisError::table(label, e))
-    }
-}
-
-/// The table `name` in `dir`: `<name>.parquet` or `<name>.csv`, the more recently
-/// modified if both exist; `None` if neither does.
-pub fn find_table(dir: &Path, name: &str) -> Option<PathBuf> {
-    let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    [Format::Parquet, Format::Csv]
-        .iter()
-        .map(|f| dir.join(format!("{name}.{}", f.extension())))
-        .filter(|p| p.is_file())
-        .max_by_key(|p| mtime(p))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::read_table;
     use crate::tables::build_tables;
     use crate::tables::tests::sample;
 

@@ -379,9 +379,9 @@ impl Simulator {
         match ev {
             Event::LinkArrive(l) => self.on_link_arrive(now, l),
             Event::LinkTxDone(l) => self.on_tx_done(now, l),
-            Event::LinkTimer(l, gen) => {
+            Event::LinkTimer(l) => {
                 let link = &mut self.links[l.index()];
-                if link.timer.fire(gen, now) {
+                if link.timer.fire(now) {
                     let view = link.view(l, now);
                     let mut ctl = LinkControl {
                         next_timer: None,
@@ -393,8 +393,8 @@ impl Simulator {
                     self.arm_link_timer(l);
                 }
             }
-            Event::EndpointTimer(e, gen) => {
-                if self.endpoints[e.index()].timer.fire(gen, now) {
+            Event::EndpointTimer(e) => {
+                if self.endpoints[e.index()].timer.fire(now) {
                     self.call_endpoint(now, e, |ep, ctx| ep.on_timer(ctx));
                 } else {
                     self.arm_endpoint_timer(e);
@@ -416,14 +416,14 @@ impl Simulator {
     }
 
     fn arm_link_timer(&mut self, l: LinkId) {
-        if let Some((t, gen)) = self.links[l.index()].timer.arm() {
-            self.queue.schedule(t, Event::LinkTimer(l, gen));
+        if let Some(t) = self.links[l.index()].timer.arm() {
+            self.queue.schedule(t, Event::LinkTimer(l));
         }
     }
 
     fn arm_endpoint_timer(&mut self, e: EndpointId) {
-        if let Some((t, gen)) = self.endpoints[e.index()].timer.arm() {
-            self.queue.schedule(t, Event::EndpointTimer(e, gen));
+        if let Some(t) = self.endpoints[e.index()].timer.arm() {
+            self.queue.schedule(t, Event::EndpointTimer(e));
         }
     }
 

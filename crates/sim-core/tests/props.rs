@@ -128,7 +128,7 @@ fn link_case() -> impl Strategy<Value = LinkCase> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
 
     #[test]
     fn random_chains_keep_every_engine_invariant(
