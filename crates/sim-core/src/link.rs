@@ -139,7 +139,14 @@ pub trait LinkAlgorithm: Send {
     fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict;
 
     /// `pkt` leaves the queue for the serializer: stamp feedback into its header.
+    /// Called only if [`LinkAlgorithm::stamps_departures`] returns true.
     fn on_departure(&mut self, _pkt: &mut Packet, _view: &LinkView) {}
+
+    /// Whether [`LinkAlgorithm::on_departure`] does anything (asked once, when the
+    /// link is built; the engine skips the hook otherwise).
+    fn stamps_departures(&self) -> bool {
+        false
+    }
 
     /// Called once at time zero; set `ctl.next_timer` to start a periodic law.
     fn on_start(&mut self, _view: &LinkView, _ctl: &mut LinkControl) {}

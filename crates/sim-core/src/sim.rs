@@ -87,6 +87,10 @@ struct LinkState {
     queue_dropped_bytes: u64,
     /// A `LinkTxDone` event is pending.
     txdone_armed: bool,
+    /// The algorithm stamps departing packets ([`LinkAlgorithm::stamps_departures`]).
+    stamps: bool,
+    /// `(size, serialization time)` of the last packet size serialized.
+    tx_cache: (u32, SimDuration),
     counters: LinkCounters,
     stats: LinkStats,
     algo_rng: LazyRng,
@@ -211,6 +215,8 @@ impl Simulator {
             capacity: spec.capacity,
             delay: spec.delay,
             loss: spec.loss,
+            stamps: algo.stamps_departures(),
+            tx_cache: (0, SimDuration::ZERO),
             spec,
             queue: VecDeque::new(),
             backlog_bytes: 0,
@@ -535,13 +541,19 @@ impl Simulator {
         let link = &mut self.links[l.index()];
         debug_assert!(link.busy_until <= now, "serializer double-booked");
         link.counters.departed.add(pkt.size);
-        let view = link.view(l, now);
-        link.algo.on_departure(&mut pkt, &view);
-        let done = now
-            + link
-                .spec
+        if link.stamps {
+            let view = link.view(l, now);
+            link.algo.on_departure(&mut pkt, &view);
+        }
+        // Serialization time, cached for the last size seen: a link mostly carries
+        // one packet size, and this saves a 64-bit division per hop.
+        if pkt.size != link.tx_cache.0 {
+            let t = link
                 .capacity
                 .tx_time(crate::units::Bytes::new(u64::from(pkt.size)));
+            link.tx_cache = (pkt.size, t);
+        }
+        let done = now + link.tx_cache.1;
         link.busy_until = done;
         let lost = link.loss > 0.0 && link.loss_rng.get().random::<f64>() < link.loss;
         if lost {
