@@ -102,14 +102,14 @@ fn main() -> ExitCode {
             quiet,
         }),
         Cmd::Check { scenario } => load(&scenario).map(|r| {
-            println!(
-                "{}: ok ({} nodes, {} links, {} flow groups, {} replications)",
+            say(&format!(
+                "{}: ok ({} nodes, {} links, {} flow groups, {} replications)\n",
                 scenario.display(),
                 r.graph.nodes.len(),
                 r.graph.links.len(),
                 r.groups.len(),
                 r.scenario.run.replications
-            );
+            ));
             ExitCode::SUCCESS
         }),
         Cmd::Plot { dir } => cmd_plot(&dir),
@@ -179,6 +179,14 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
 
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    // Remove the completion marker of an earlier run first: until this run writes
+    // it again, the directory does not look complete.
+    let marker = out_dir.join("scenario.resolved.toml");
+    match std::fs::remove_file(&marker) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(format!("cannot remove {}: {e}", marker.display())),
+    }
     let format = match a.format {
         FormatArg::Parquet => analysis::Format::Parquet,
         FormatArg::Csv => analysis::Format::Csv,
@@ -189,17 +197,16 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         written.extend(analysis::plot::plot_all(&out_dir, &set, &rows).map_err(|e| e.to_string())?);
     }
 
-    let events: u64 = set.runs.iter().map(|r| r.events).sum();
-    let sim_secs = f64::from(reps) * resolved.scenario.run.duration.as_secs_f64();
-    let wall = runs.total_wall_secs.max(1e-9);
     let mut summary = String::new();
     summary.push_str(&format!(
-        "netsim {} | {} | seed {seed} | {reps} replication(s) | {:.2} s wall | {:.1} simulated s per wall s | {:.3e} events/s\n",
+        "netsim {} | {} | seed {seed} | {reps} replication(s) | {}\n",
         env!("CARGO_PKG_VERSION"),
         resolved.name,
-        runs.total_wall_secs,
-        sim_secs / wall,
-        events as f64 / wall,
+        performance_line(
+            &set,
+            runs.total_wall_secs,
+            resolved.scenario.run.duration.as_secs_f64()
+        ),
     ));
     summary.push_str(&analysis::report::render_report(&set, &rows));
 
@@ -207,9 +214,6 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     if !verdicts.is_empty() {
         summary.push_str("\nReference values\n");
         summary.push_str(&expect::render(&resolved.name, &verdicts));
-    }
-    if !a.quiet {
-        print!("{summary}");
     }
     analysis::write_atomic(&out_dir.join("report.txt"), summary.as_bytes())
         .map_err(|e| e.to_string())?;
@@ -226,11 +230,12 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     )
     .map_err(|e| e.to_string())?;
     if !a.quiet {
-        println!(
-            "\nwrote {} files to {}",
+        summary.push_str(&format!(
+            "\nwrote {} files to {}\n",
             written.len() + 2,
             out_dir.display()
-        );
+        ));
+        say(&summary);
     }
     let missed = verdicts.iter().filter(|v| !v.pass).count();
     if a.check && missed > 0 {
@@ -240,10 +245,48 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Print to stdout; a closed pipe (`netsim run ... | head`) is not an error.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+}
+
+/// Speed of the run, per wall-clock second over all threads: simulated seconds,
+/// events, and packets across the busiest link (whole runs, warm-up included).
+fn performance_line(set: &analysis::RunSet, wall: f64, duration_s: f64) -> String {
+    let wall_pos = wall.max(1e-9);
+    let events: u64 = set.runs.iter().map(|r| r.events).sum();
+    let sim_secs = set.runs.len() as f64 * duration_s;
+    let mut per_link: Vec<u64> = Vec::new();
+    for r in &set.runs {
+        per_link.resize(per_link.len().max(r.links.len()), 0);
+        for (i, l) in r.links.iter().enumerate() {
+            per_link[i] += l.total.departed.pkts;
+        }
+    }
+    let busiest = per_link
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, &p)| (p, std::cmp::Reverse(i)));
+    let link = match busiest {
+        Some((i, &p)) => format!(
+            " | busiest link {}: {:.3e} pkts/s",
+            set.meta.link_names.get(i).map_or("?", String::as_str),
+            p as f64 / wall_pos
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{wall:.2} s wall | {:.1} simulated s/s | {:.3e} events/s{link}",
+        sim_secs / wall_pos,
+        events as f64 / wall_pos,
+    )
+}
+
 fn cmd_plot(dir: &Path) -> Result<ExitCode, String> {
     let files = analysis::plot::plot_dir(dir).map_err(|e| e.to_string())?;
-    for f in &files {
-        println!("{}", f.display());
-    }
+    let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
+    say(&list);
     Ok(ExitCode::SUCCESS)
 }

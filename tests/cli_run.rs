@@ -182,3 +182,38 @@ fn plots_are_rendered_by_run_and_by_plot() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(count("png") >= 2 && count("svg") >= 2);
 }
+
+#[test]
+fn a_killed_run_leaves_the_previous_complete_output_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = write_scenario(dir.path(), SCENARIO);
+    let out = dir.path().join("out");
+    assert!(run(&s, &out, &[]).status.success());
+    let before = std::fs::read(out.join("flows.csv")).unwrap();
+    // A long run of the same scenario into the same directory, killed mid-way.
+    let long = write_scenario(
+        dir.path(),
+        &SCENARIO.replace("duration = \"6s\"", "duration = \"100000s\""),
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("netsim"))
+        .arg("run")
+        .arg(&long)
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--format", "csv"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the long run should still be going"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(std::fs::read(out.join("flows.csv")).unwrap(), before);
+    assert!(out.join("scenario.resolved.toml").exists());
+    for e in std::fs::read_dir(&out).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        assert!(!name.starts_with('.'), "leftover {name}");
+    }
+}

@@ -108,6 +108,8 @@ pub struct LinkReport {
     pub capacity_bps: f64,
     /// Counters over the window.
     pub counters: LinkCounters,
+    /// Counters over the whole run (warm-up included).
+    pub total: LinkCounters,
     /// Backlog and delay statistics over the window.
     pub stats: LinkStats,
     /// Window length, seconds.
@@ -122,6 +124,7 @@ impl LinkReport {
         link: LinkId,
         spec: &LinkSpec,
         counters: LinkCounters,
+        total: LinkCounters,
         stats: LinkStats,
         window_secs: f64,
         flows: Vec<FlowId>,
@@ -131,6 +134,7 @@ impl LinkReport {
             name: spec.name.clone(),
             capacity_bps: spec.capacity.bps_f64(),
             counters,
+            total,
             stats,
             window_secs,
             flows,

@@ -814,6 +814,7 @@ impl Simulator {
                     LinkId::from_index(i),
                     &l.spec,
                     l.counters.since(&self.link_baselines[i]),
+                    l.counters,
                     std::mem::take(&mut l.stats),
                     window,
                     std::mem::take(&mut crossing[i]),
