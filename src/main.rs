@@ -14,7 +14,7 @@ mod runner;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use topology::Resolved;
 
 #[derive(Parser)]
@@ -37,34 +37,7 @@ enum FormatArg {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario's replications and write tables, plots and the resolved scenario.
-    Run {
-        /// Scenario file (TOML).
-        scenario: PathBuf,
-        /// Override run.replications.
-        #[arg(long)]
-        replications: Option<u32>,
-        /// Override run.seed.
-        #[arg(long)]
-        seed: Option<u64>,
-        /// Output directory. Default: out/<scenario name>.
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Worker threads (0 = one per core). Results do not depend on it.
-        #[arg(long, default_value_t = 0)]
-        threads: usize,
-        /// Table format.
-        #[arg(long, value_enum, default_value_t = FormatArg::Parquet)]
-        format: FormatArg,
-        /// Also render plots (PNG and SVG) of the time series and the summary.
-        #[arg(long)]
-        plot: bool,
-        /// Exit non-zero when an [[expect]] reference value is missed.
-        #[arg(long)]
-        check: bool,
-        /// No progress bar and no tables on stdout (files are still written).
-        #[arg(long)]
-        quiet: bool,
-    },
+    Run(RunArgs),
     /// Validate a scenario without running it.
     Check {
         /// Scenario file (TOML).
@@ -80,27 +53,7 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.cmd {
-        Cmd::Run {
-            scenario,
-            replications,
-            seed,
-            out,
-            threads,
-            format,
-            plot,
-            check,
-            quiet,
-        } => cmd_run(RunArgs {
-            scenario,
-            replications,
-            seed,
-            out,
-            threads,
-            format,
-            plot,
-            check,
-            quiet,
-        }),
+        Cmd::Run(args) => cmd_run(args),
         Cmd::Check { scenario } => load(&scenario).map(|r| {
             say(&format!(
                 "{}: ok ({} nodes, {} links, {} flow groups, {} replications)\n",
@@ -134,15 +87,33 @@ fn load(path: &Path) -> Result<Resolved, String> {
     Resolved::parse(&src, stem).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+#[derive(Args)]
 struct RunArgs {
+    /// Scenario file (TOML).
     scenario: PathBuf,
+    /// Override run.replications.
+    #[arg(long)]
     replications: Option<u32>,
+    /// Override run.seed.
+    #[arg(long)]
     seed: Option<u64>,
+    /// Output directory. Default: out/<scenario name>.
+    #[arg(long)]
     out: Option<PathBuf>,
+    /// Worker threads (0 = one per core). Results do not depend on it.
+    #[arg(long, default_value_t = 0)]
     threads: usize,
+    /// Table format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Parquet)]
     format: FormatArg,
+    /// Also render plots (PNG and SVG) of the time series and the summary.
+    #[arg(long)]
     plot: bool,
+    /// Exit non-zero when an [[expect]] reference value is missed.
+    #[arg(long)]
     check: bool,
+    /// No progress bar and no tables on stdout (files are still written).
+    #[arg(long)]
     quiet: bool,
 }
 
