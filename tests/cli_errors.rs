@@ -211,3 +211,21 @@ fn a_missing_file_is_a_clear_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
 }
+
+#[test]
+fn unknown_keys_beside_a_parameterless_kind_are_rejected() {
+    assert_error(
+        &with(
+            "buffer = \"50pkt\"",
+            "buffer = \"50pkt\"\nalgo = { kind = \"drop_tail\", limit = 5 }",
+        ),
+        &["links[0].algo", "unknown field `limit`"],
+    );
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "traffic = { kind = \"bulk\", size = \"1MB\" }",
+        ),
+        &["flows[0].traffic", "unknown field `size`"],
+    );
+}

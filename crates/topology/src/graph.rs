@@ -201,7 +201,7 @@ mod tests {
             capacity: Rate::from_bps(1_000_000),
             delay: SimDuration::from_millis(delay_ms),
             buffer: BufferSpec(BufferLimit::Packets(10)),
-            algo: LinkAlgoConfig::DropTail,
+            algo: LinkAlgoConfig::DropTail {},
             loss: 0.0,
             reverse: None,
         }

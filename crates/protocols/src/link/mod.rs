@@ -23,21 +23,28 @@ pub struct LinkBuildCtx {
 }
 
 /// The link algorithm of a link, as written in a scenario (`kind = "..."`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LinkAlgoConfig {
     /// Tail drop at the buffer limit (the default).
-    #[default]
-    DropTail,
+    DropTail {},
     /// Mark ECN-capable packets (drop the others) while the queue exceeds K.
     Threshold(ThresholdMarkerConfig),
+}
+
+// A struct variant (`DropTail {}`), not a unit variant, so that serde rejects
+// unknown keys next to `kind` (it ignores them beside a unit variant).
+impl Default for LinkAlgoConfig {
+    fn default() -> Self {
+        LinkAlgoConfig::DropTail {}
+    }
 }
 
 impl LinkAlgoConfig {
     /// The scenario name of this algorithm.
     pub fn name(&self) -> &'static str {
         match self {
-            LinkAlgoConfig::DropTail => "drop_tail",
+            LinkAlgoConfig::DropTail {} => "drop_tail",
             LinkAlgoConfig::Threshold(_) => "threshold",
         }
     }
@@ -45,7 +52,7 @@ impl LinkAlgoConfig {
     /// Check parameters and build the algorithm for a link.
     pub fn build(&self, ctx: &LinkBuildCtx) -> Result<Box<dyn LinkAlgorithm>, ParamError> {
         Ok(match self {
-            LinkAlgoConfig::DropTail => Box::new(DropTail),
+            LinkAlgoConfig::DropTail {} => Box::new(DropTail),
             LinkAlgoConfig::Threshold(c) => Box::new(ThresholdMarker::new(c, ctx)?),
         })
     }

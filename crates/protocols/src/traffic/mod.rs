@@ -78,12 +78,11 @@ impl SizeDist {
 }
 
 /// What a flow group sends, as written in a scenario (`traffic = { kind = ... }`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TrafficConfig {
     /// Long-lived flows with an infinite backlog.
-    #[default]
-    Bulk,
+    Bulk {},
     /// Each flow sends `size` bytes and completes.
     Finite {
         /// Flow size.
@@ -109,11 +108,19 @@ pub enum TrafficConfig {
     },
 }
 
+// A struct variant (`Bulk {}`), not a unit variant, so that serde rejects
+// unknown keys next to `kind` (it ignores them beside a unit variant).
+impl Default for TrafficConfig {
+    fn default() -> Self {
+        TrafficConfig::Bulk {}
+    }
+}
+
 impl TrafficConfig {
     /// The scenario name of this model.
     pub fn name(&self) -> &'static str {
         match self {
-            TrafficConfig::Bulk => "bulk",
+            TrafficConfig::Bulk {} => "bulk",
             TrafficConfig::Finite { .. } => "finite",
             TrafficConfig::PoissonArrivals { .. } => "poisson_arrivals",
             TrafficConfig::Cbr { .. } => "cbr",
@@ -132,7 +139,7 @@ impl TrafficConfig {
     /// Check parameters.
     pub fn validate(&self) -> Result<(), ParamError> {
         match self {
-            TrafficConfig::Bulk => Ok(()),
+            TrafficConfig::Bulk {} => Ok(()),
             TrafficConfig::Finite { size } => {
                 if size.get() == 0 {
                     Err(ParamError::new("size", "must be > 0 bytes"))
