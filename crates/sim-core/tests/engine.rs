@@ -196,3 +196,71 @@ fn the_tracer_sees_every_packet_event_in_time_order() {
     );
     assert!(log.windows(2).all(|w| w[0].0 <= w[1].0));
 }
+
+/// Halves the buffer limit every 10 ms, starting from 8 packets, and records
+/// when its timer fired.
+struct Shrinker {
+    fired: Arc<Mutex<Vec<SimTime>>>,
+}
+impl LinkAlgorithm for Shrinker {
+    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
+        Verdict::Enqueue
+    }
+    fn on_start(&mut self, view: &LinkView, ctl: &mut LinkControl) {
+        ctl.next_timer = Some(view.now + SimDuration::from_millis(10));
+    }
+    fn on_timer(&mut self, view: &LinkView, ctl: &mut LinkControl) {
+        self.fired.lock().unwrap().push(view.now);
+        if let BufferLimit::Packets(n) = ctl.limit {
+            ctl.limit = BufferLimit::Packets((n / 2).max(1));
+        }
+        ctl.next_timer = Some(view.now + SimDuration::from_millis(10));
+    }
+}
+
+#[test]
+fn a_link_control_law_runs_periodically_and_changes_the_buffer() {
+    let mut sim = Simulator::new(config(1));
+    let fired = Arc::new(Mutex::new(Vec::new()));
+    let a = sim.add_link(
+        LinkSpec {
+            name: "a".into(),
+            from: NodeId(0),
+            to: NodeId(1),
+            capacity: Rate::from_bps(10_000_000),
+            delay: SimDuration::from_millis(1),
+            limit: BufferLimit::Packets(8),
+            loss: 0.0,
+        },
+        Box::new(Shrinker {
+            fired: fired.clone(),
+        }),
+    );
+    let back = link(&mut sim, 1, 0, 10, 1, BufferLimit::Unlimited, 0.0);
+    let fwd = sim.add_route(vec![a]);
+    let rev = sim.add_route(vec![back]);
+    // A burst of 20 packets at t = 35 ms, when the limit is 8 / 2 / 2 / 2 = 1 packet.
+    sim.add_flow(FlowSpec {
+        group: GroupId(0),
+        sender: Box::new(Burst { n: 20, size: 1250 }),
+        receiver: Box::new(Recorder(Arc::default())),
+        fwd,
+        rev,
+        start: SimTime::ZERO + SimDuration::from_millis(35),
+        stop: None,
+    });
+    let out = sim.run();
+    let fired = fired.lock().unwrap();
+    assert_eq!(fired.len(), 100, "every 10 ms over 1 s");
+    for (k, t) in fired.iter().enumerate() {
+        assert_eq!(
+            *t,
+            SimTime::ZERO + SimDuration::from_millis(10 * (k as u64 + 1))
+        );
+    }
+    // One in service + one waiting; the other 18 overflow the shrunk buffer.
+    assert_eq!(
+        out.links[0].counters.dropped[Reason::Overflow as usize].pkts,
+        18
+    );
+}
