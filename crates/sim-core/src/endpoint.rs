@@ -151,6 +151,60 @@ impl<'a> EndpointCtx<'a> {
     }
 }
 
+/// Drives an endpoint without a simulator, for unit tests of transports and
+/// sources: it owns what an [`EndpointCtx`] borrows and collects what the hook sent.
+#[derive(Debug)]
+pub struct Harness {
+    /// The time the next hook call sees.
+    pub now: SimTime,
+    /// The endpoint's timer deadline, as the last hook left it.
+    pub deadline: Option<SimTime>,
+    /// The flow's counters.
+    pub counters: FlowCounters,
+    /// When the flow declared itself finished.
+    pub finished: Option<SimTime>,
+    /// The endpoint's random stream.
+    pub rng: SimRng,
+    out: Vec<Packet>,
+}
+
+impl Harness {
+    /// A harness at time zero whose random stream is `rng`.
+    pub fn new(rng: SimRng) -> Self {
+        Harness {
+            now: SimTime::ZERO,
+            deadline: None,
+            counters: FlowCounters::default(),
+            finished: None,
+            rng,
+            out: Vec::new(),
+        }
+    }
+
+    /// Call one hook through a context at `self.now`; return the packets it sent.
+    pub fn call(&mut self, hook: impl FnOnce(&mut EndpointCtx)) -> Vec<Packet> {
+        let mut ctx = EndpointCtx::detached(
+            self.now,
+            &mut self.out,
+            &mut self.deadline,
+            &mut self.rng,
+            &mut self.counters,
+            &mut self.finished,
+        );
+        hook(&mut ctx);
+        std::mem::take(&mut self.out)
+    }
+
+    /// Jump to the deadline, clear it as the engine does, and call `on_timer`.
+    ///
+    /// # Panics
+    /// If no deadline is set.
+    pub fn fire(&mut self, ep: &mut dyn Endpoint) -> Vec<Packet> {
+        self.now = self.deadline.take().expect("no timer deadline set");
+        self.call(|ctx| ep.on_timer(ctx))
+    }
+}
+
 /// One half of a flow, running on a host.
 pub trait Endpoint: Send {
     /// The flow's start time has come.

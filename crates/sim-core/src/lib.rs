@@ -45,7 +45,9 @@ pub mod trace;
 pub mod units;
 
 pub use config::{check_range, ParamError};
-pub use endpoint::{AckInfo, Congestion, Controller, Endpoint, EndpointCtx, FlowCounters, Probe};
+pub use endpoint::{
+    AckInfo, Congestion, Controller, Endpoint, EndpointCtx, FlowCounters, Harness, Probe,
+};
 pub use event::{Event, EventQueue, TimerSlot};
 pub use ids::{EndpointId, FlowId, GroupId, LinkId, NodeId, RouteId};
 pub use link::{

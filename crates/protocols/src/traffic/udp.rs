@@ -120,42 +120,18 @@ impl Endpoint for UdpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{stream, FlowCounters, StreamKind};
+    use sim_core::{stream, Harness, StreamKind};
 
+    /// Send times of `src` from its start until `until`.
     fn drive(src: &mut UdpSource, until: SimTime) -> Vec<SimTime> {
-        let mut out = Vec::new();
-        let mut deadline = None;
-        let mut rng = stream(1, 0, StreamKind::Endpoint, 0);
-        let mut counters = FlowCounters::default();
-        let mut fin = None;
-        let mut times = Vec::new();
-        {
-            let mut ctx = EndpointCtx::detached(
-                SimTime::ZERO,
-                &mut out,
-                &mut deadline,
-                &mut rng,
-                &mut counters,
-                &mut fin,
-            );
-            src.on_start(&mut ctx);
-        }
-        times.extend(out.drain(..).map(|p| p.sent));
-        while let Some(t) = deadline {
-            if t > until {
-                break;
-            }
-            deadline = None;
-            let mut ctx = EndpointCtx::detached(
-                t,
-                &mut out,
-                &mut deadline,
-                &mut rng,
-                &mut counters,
-                &mut fin,
-            );
-            src.on_timer(&mut ctx);
-            times.extend(out.drain(..).map(|p| p.sent));
+        let mut h = Harness::new(stream(1, 0, StreamKind::Endpoint, 0));
+        let mut times: Vec<SimTime> = h
+            .call(|ctx| src.on_start(ctx))
+            .iter()
+            .map(|p| p.sent)
+            .collect();
+        while h.deadline.is_some_and(|t| t <= until) {
+            times.extend(h.fire(src).iter().map(|p| p.sent));
         }
         times
     }

@@ -198,7 +198,7 @@ impl Endpoint for TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{stream, FlowCounters, SimRng, StreamKind};
+    use sim_core::{stream, Harness, StreamKind};
 
     fn ms(x: u64) -> SimTime {
         SimTime::ZERO + SimDuration::from_millis(x)
@@ -206,24 +206,14 @@ mod tests {
 
     struct Rig {
         k: TcpSink,
-        now: SimTime,
-        out: Vec<Packet>,
-        deadline: Option<SimTime>,
-        rng: SimRng,
-        counters: FlowCounters,
-        fin: Option<SimTime>,
+        h: Harness,
     }
 
     impl Rig {
         fn new(cfg: TcpConfig) -> Self {
             Rig {
                 k: TcpSink::new(&cfg).unwrap(),
-                now: SimTime::ZERO,
-                out: Vec::new(),
-                deadline: None,
-                rng: stream(1, 0, StreamKind::Endpoint, 1),
-                counters: FlowCounters::default(),
-                fin: None,
+                h: Harness::new(stream(1, 0, StreamKind::Endpoint, 1)),
             }
         }
         fn delayed() -> Self {
@@ -233,16 +223,8 @@ mod tests {
             })
         }
         fn call(&mut self, f: impl FnOnce(&mut TcpSink, &mut EndpointCtx)) -> Vec<Packet> {
-            let mut ctx = EndpointCtx::detached(
-                self.now,
-                &mut self.out,
-                &mut self.deadline,
-                &mut self.rng,
-                &mut self.counters,
-                &mut self.fin,
-            );
-            f(&mut self.k, &mut ctx);
-            std::mem::take(&mut self.out)
+            let k = &mut self.k;
+            self.h.call(|ctx| f(k, ctx))
         }
         /// A data packet `[seq, seq + size)` sent at `sent`, arriving now.
         fn data_with(
@@ -271,7 +253,7 @@ mod tests {
     #[test]
     fn in_order_segments_are_acked_one_by_one_with_their_timestamp() {
         let mut r = Rig::new(TcpConfig::default());
-        r.now = ms(10);
+        r.h.now = ms(10);
         let out = r.data(0, ms(3));
         assert_eq!(out.len(), 1);
         let a = out[0];
@@ -282,8 +264,8 @@ mod tests {
         assert_eq!(a.ecn, Ecn::NotEct);
         assert_eq!(a.flags, Flags::NONE);
         assert_eq!(acks(&r.data(1000, ms(4))), [2000]);
-        assert_eq!(r.counters.goodput_bytes, 2000);
-        assert_eq!(r.deadline, None);
+        assert_eq!(r.h.counters.goodput_bytes, 2000);
+        assert_eq!(r.h.deadline, None);
     }
 
     #[test]
@@ -297,17 +279,17 @@ mod tests {
             ms(0),
             "echo of the earliest unacked in-order segment"
         );
-        assert_eq!(r.deadline, None);
+        assert_eq!(r.h.deadline, None);
         assert_eq!(acks(&r.data(4000, ms(4))), [1000]);
         assert_eq!(acks(&r.data(3000, ms(3))), [1000]);
         assert_eq!(r.k.out_of_order(), &[(2000, 5000)]);
-        assert_eq!(r.counters.goodput_bytes, 1000);
+        assert_eq!(r.h.counters.goodput_bytes, 1000);
         // The missing segment fills the hole: ACKed at once despite delayed ACKs.
         let out = r.data(1000, ms(5));
         assert_eq!(acks(&out), [5000]);
         assert_eq!(out[0].echo, ms(5));
         assert!(r.k.out_of_order().is_empty());
-        assert_eq!(r.counters.goodput_bytes, 5000);
+        assert_eq!(r.h.counters.goodput_bytes, 5000);
     }
 
     #[test]
@@ -325,7 +307,7 @@ mod tests {
         r.data(0, ms(0));
         r.data(1000, ms(0));
         assert_eq!(acks(&r.data(0, ms(7))), [2000]);
-        assert_eq!(r.counters.goodput_bytes, 2000);
+        assert_eq!(r.h.counters.goodput_bytes, 2000);
     }
 
     #[test]
@@ -346,13 +328,13 @@ mod tests {
     #[test]
     fn delayed_acks_cover_every_second_segment() {
         let mut r = Rig::delayed();
-        r.now = ms(10);
+        r.h.now = ms(10);
         assert!(r.data(0, ms(1)).is_empty());
-        assert_eq!(r.deadline, Some(ms(210)));
+        assert_eq!(r.h.deadline, Some(ms(210)));
         let out = r.data(1000, ms(2));
         assert_eq!(acks(&out), [2000]);
         assert_eq!(out[0].echo, ms(1));
-        assert_eq!(r.deadline, None);
+        assert_eq!(r.h.deadline, None);
         assert!(r.data(2000, ms(3)).is_empty());
         assert!(r.data(3000, ms(4)).len() == 1);
     }
@@ -360,16 +342,16 @@ mod tests {
     #[test]
     fn delayed_ack_timer_acknowledges_a_lone_segment() {
         let mut r = Rig::delayed();
-        r.now = ms(10);
+        r.h.now = ms(10);
         assert!(r.data(0, ms(1)).is_empty());
-        r.now = ms(100);
+        r.h.now = ms(100);
         assert!(r.call(|k, c| k.on_timer(c)).is_empty(), "not due yet");
-        assert_eq!(r.deadline, Some(ms(210)));
-        r.now = ms(210);
+        assert_eq!(r.h.deadline, Some(ms(210)));
+        r.h.now = ms(210);
         let out = r.call(|k, c| k.on_timer(c));
         assert_eq!(acks(&out), [1000]);
         assert_eq!(out[0].echo, ms(1));
-        assert_eq!(r.deadline, None);
+        assert_eq!(r.h.deadline, None);
     }
 
     #[test]

@@ -413,7 +413,7 @@ impl Endpoint for WindowSender {
 mod tests {
     use super::*;
     use crate::cc::{NewReno, NewRenoConfig};
-    use sim_core::{stream, FlowCounters, SimRng, StreamKind};
+    use sim_core::{stream, Harness, StreamKind};
 
     const MSS: u64 = 1000;
 
@@ -421,15 +421,10 @@ mod tests {
         SimTime::ZERO + SimDuration::from_millis(x)
     }
 
-    /// A sender driven through `EndpointCtx::detached`.
+    /// A sender driven through a [`Harness`].
     struct Rig {
         s: WindowSender,
-        now: SimTime,
-        out: Vec<Packet>,
-        deadline: Option<SimTime>,
-        rng: SimRng,
-        counters: FlowCounters,
-        fin: Option<SimTime>,
+        h: Harness,
     }
 
     impl Rig {
@@ -444,30 +439,17 @@ mod tests {
             .unwrap();
             Rig {
                 s: WindowSender::new(&cfg, Box::new(cc), MSS as u32, size).unwrap(),
-                now: SimTime::ZERO,
-                out: Vec::new(),
-                deadline: None,
-                rng: stream(1, 0, StreamKind::Endpoint, 0),
-                counters: FlowCounters::default(),
-                fin: None,
+                h: Harness::new(stream(1, 0, StreamKind::Endpoint, 0)),
             }
         }
         fn call(&mut self, f: impl FnOnce(&mut WindowSender, &mut EndpointCtx)) -> Vec<Packet> {
-            let mut ctx = EndpointCtx::detached(
-                self.now,
-                &mut self.out,
-                &mut self.deadline,
-                &mut self.rng,
-                &mut self.counters,
-                &mut self.fin,
-            );
-            f(&mut self.s, &mut ctx);
-            std::mem::take(&mut self.out)
+            let s = &mut self.s;
+            self.h.call(|ctx| f(s, ctx))
         }
         fn start(&mut self) -> Vec<Packet> {
             self.call(|s, c| s.on_start(c))
         }
-        /// An ACK for `ack` echoing `echo`, arriving at `self.now`.
+        /// An ACK for `ack` echoing `echo`, arriving at `self.h.now`.
         fn ack_with(&mut self, ack: u64, echo: SimTime, flags: Flags) -> Vec<Packet> {
             let mut p = Packet::new(Default::default(), RouteId(1), PacketKind::Ack, 40, echo);
             p.ack = ack;
@@ -480,8 +462,7 @@ mod tests {
         }
         /// Jump to the timer deadline and fire it.
         fn fire(&mut self) -> Vec<Packet> {
-            self.now = self.deadline.expect("timer not set");
-            self.call(|s, c| s.on_timer(c))
+            self.h.fire(&mut self.s)
         }
     }
 
@@ -507,21 +488,21 @@ mod tests {
         assert!(out
             .iter()
             .all(|p| p.ecn == Ecn::NotEct && p.flags == Flags::NONE));
-        assert_eq!(r.deadline, Some(ms(1000)));
+        assert_eq!(r.h.deadline, Some(ms(1000)));
     }
 
     #[test]
     fn slow_start_doubles_cwnd_per_round_trip() {
         let mut r = Rig::new(TcpConfig::default(), 4, None, None);
         r.start();
-        r.now = ms(100);
+        r.h.now = ms(100);
         let mut sent = Vec::new();
         for a in 1..=4 {
             sent.extend(r.ack(a * MSS));
         }
         assert_eq!(r.s.cwnd(), 8000);
         assert_eq!(seqs(&sent), (4..12).map(|k| k * MSS).collect::<Vec<_>>());
-        r.now = ms(200);
+        r.h.now = ms(200);
         for a in 5..=12 {
             r.ack(a * MSS);
         }
@@ -532,7 +513,7 @@ mod tests {
     fn congestion_avoidance_adds_about_one_mss_per_round_trip() {
         let mut r = Rig::new(TcpConfig::default(), 10, Some(10), None);
         r.start();
-        r.now = ms(100);
+        r.h.now = ms(100);
         let mut expect = 10_000.0f64;
         for a in 1..=10 {
             r.ack(a * MSS);
@@ -546,7 +527,7 @@ mod tests {
     fn triple_duplicate_ack_halves_the_window_and_retransmits_once() {
         let mut r = Rig::new(TcpConfig::default(), 10, None, None);
         r.start();
-        r.now = ms(100);
+        r.h.now = ms(100);
         // Segment 0 is lost; segments 1..9 each produce a duplicate ACK of 0.
         let mut sent = Vec::new();
         for k in 1..=9 {
@@ -572,23 +553,23 @@ mod tests {
                 .count(),
             1
         );
-        assert_eq!(r.counters.reductions, 1);
-        assert_eq!(r.counters.timeouts, 0);
+        assert_eq!(r.h.counters.reductions, 1);
+        assert_eq!(r.h.counters.timeouts, 0);
     }
 
     #[test]
     fn partial_ack_retransmits_the_next_hole_and_full_ack_exits_recovery() {
         let mut r = Rig::new(TcpConfig::default(), 10, None, None);
         r.start();
-        r.now = ms(100);
+        r.h.now = ms(100);
         // Segments 0 and 5 lost: eight duplicate ACKs of 0.
         for _ in 0..8 {
             r.ack(0);
         }
         assert_eq!(r.s.cwnd(), 13_000);
         assert_eq!(r.s.snd_nxt(), 13_000);
-        let before = r.deadline;
-        r.now = ms(150);
+        let before = r.h.deadline;
+        r.h.now = ms(150);
         // The retransmitted 0 fills the first hole: partial ACK of 5000 (< recover 10000).
         let out = r.ack(5000);
         assert!(r.s.in_recovery());
@@ -597,22 +578,22 @@ mod tests {
         // Deflate by 5000, add back one MSS: 5000 + (8000 - 5000 + 1000) = 9000.
         assert_eq!(r.s.cwnd(), 9000);
         // The first partial ACK resets the timer.
-        assert_ne!(r.deadline, before);
+        assert_ne!(r.h.deadline, before);
         // Everything up to 13000 arrived: a full ACK (>= recover).
-        r.now = ms(200);
+        r.h.now = ms(200);
         let out = r.ack(13_000);
         assert!(!r.s.in_recovery());
         assert_eq!(r.s.cwnd(), 5000);
         // Flight 14000 - 13000 = 1000: four more segments fit in 5000.
         assert_eq!(seqs(&out), [14_000, 15_000, 16_000, 17_000]);
-        assert_eq!(r.counters.reductions, 1);
+        assert_eq!(r.h.counters.reductions, 1);
     }
 
     #[test]
     fn duplicate_acks_below_recover_do_not_start_a_second_recovery() {
         let mut r = Rig::new(TcpConfig::default(), 10, None, None);
         r.start();
-        r.now = ms(100);
+        r.h.now = ms(100);
         for _ in 0..3 {
             r.ack(0);
         }
@@ -624,7 +605,7 @@ mod tests {
         }
         // recover = 10000 <= snd_una: a new loss episode is allowed.
         assert!(r.s.in_recovery());
-        assert_eq!(r.counters.reductions, 2);
+        assert_eq!(r.h.counters.reductions, 2);
         assert!(r.s.ssthresh() < ss);
     }
 
@@ -637,7 +618,7 @@ mod tests {
         let mut r = Rig::new(cfg, 10, None, None);
         let out = r.start();
         assert!(out.iter().all(|p| p.ecn == Ecn::Ect));
-        r.now = ms(100);
+        r.h.now = ms(100);
         let mut sent = Vec::new();
         for a in 1..=10 {
             sent.extend(r.ack_with(a * MSS, SimTime::ZERO, Flags::ECE));
@@ -646,16 +627,16 @@ mod tests {
                 assert_eq!(r.s.cwnd(), 5000);
             }
         }
-        assert_eq!(r.counters.reductions, 1);
+        assert_eq!(r.h.counters.reductions, 1);
         // New data resumes once the flight falls below cwnd; only the first has CWR.
         assert!(!sent.is_empty());
         assert_eq!(sent[0].seq, 10_000);
         assert!(sent[0].flags.contains(Flags::CWR));
         assert!(sent[1..].iter().all(|p| !p.flags.contains(Flags::CWR)));
         // An ECE acknowledging data sent after the reduction is a new signal.
-        r.now = ms(200);
+        r.h.now = ms(200);
         r.ack_with(11_000, SimTime::ZERO, Flags::ECE);
-        assert_eq!(r.counters.reductions, 2);
+        assert_eq!(r.h.counters.reductions, 2);
     }
 
     #[test]
@@ -674,7 +655,7 @@ mod tests {
         }
         r.ack_with(5000, SimTime::ZERO, Flags::ECE);
         assert!(r.s.in_recovery());
-        assert_eq!(r.counters.reductions, 1);
+        assert_eq!(r.h.counters.reductions, 1);
         assert_eq!(r.s.ssthresh(), Some(5000));
     }
 
@@ -687,31 +668,31 @@ mod tests {
         };
         let mut r = Rig::new(cfg, 4, None, None);
         r.start();
-        assert_eq!(r.deadline, Some(ms(1000)));
+        assert_eq!(r.h.deadline, Some(ms(1000)));
         let out = r.fire();
-        assert_eq!(r.now, ms(1000));
+        assert_eq!(r.h.now, ms(1000));
         assert_eq!(seqs(&out), [0]);
         assert!(out[0].flags.contains(Flags::RETX) && out[0].ecn == Ecn::NotEct);
         assert_eq!(r.s.cwnd(), 1000);
         assert_eq!(r.s.ssthresh(), Some(2000));
-        assert_eq!(r.counters.timeouts, 1);
-        assert_eq!(r.counters.reductions, 0);
+        assert_eq!(r.h.counters.timeouts, 1);
+        assert_eq!(r.h.counters.reductions, 0);
         // Backoff: 2 x 1 s, then 4 s capped at max_rto = 3 s.
-        assert_eq!(r.deadline, Some(ms(3000)));
+        assert_eq!(r.h.deadline, Some(ms(3000)));
         let out = r.fire();
         assert_eq!(seqs(&out), [0]);
-        assert_eq!(r.deadline, Some(ms(6000)));
+        assert_eq!(r.h.deadline, Some(ms(6000)));
         assert_eq!(r.s.rtt().rto(), SimDuration::from_secs(3));
         // ssthresh is held on a repeated timeout of the same data.
         assert_eq!(r.s.ssthresh(), Some(2000));
         r.fire();
-        assert_eq!(r.deadline, Some(ms(9000)));
-        assert_eq!(r.counters.timeouts, 3);
+        assert_eq!(r.h.deadline, Some(ms(9000)));
+        assert_eq!(r.h.counters.timeouts, 3);
         // The retransmission sent at 6 s is acked at 6.1 s: R = 100 ms resets the backoff.
-        r.now = ms(6100);
+        r.h.now = ms(6100);
         let out = r.ack_with(1000, ms(6000), Flags::NONE);
         assert_eq!(r.s.rtt().rto(), SimDuration::from_millis(300));
-        assert_eq!(r.deadline, Some(ms(6400)));
+        assert_eq!(r.h.deadline, Some(ms(6400)));
         // Go-back-N: slow start from 1 MSS resends 1000 and 2000 (below snd_max).
         assert_eq!(r.s.cwnd(), 2000);
         assert_eq!(seqs(&out), [1000, 2000]);
@@ -733,15 +714,15 @@ mod tests {
         assert_eq!(out[3].size, 500);
         assert!(out[3].flags.contains(Flags::FIN));
         assert!(out[..3].iter().all(|p| !p.flags.contains(Flags::FIN)));
-        r.now = ms(100);
+        r.h.now = ms(100);
         for a in [1000, 2000, 3000] {
             assert!(r.ack(a).is_empty());
-            assert_eq!(r.fin, None);
+            assert_eq!(r.h.finished, None);
         }
-        r.now = ms(101);
+        r.h.now = ms(101);
         r.ack(3500);
-        assert_eq!(r.fin, Some(ms(101)));
-        assert_eq!(r.deadline, None);
+        assert_eq!(r.h.finished, Some(ms(101)));
+        assert_eq!(r.h.deadline, None);
         assert!(r.ack(3500).is_empty());
         assert!(r.call(|s, c| s.on_timer(c)).is_empty());
     }
@@ -751,15 +732,15 @@ mod tests {
         let mut r = Rig::new(retx_cfg(), 4, None, None);
         r.start();
         r.call(|s, c| s.on_stop(c));
-        r.now = ms(100);
+        r.h.now = ms(100);
         assert!(r.ack(1000).is_empty());
         let out = r.fire();
         assert_eq!(seqs(&out), [1000]);
-        r.now += SimDuration::from_millis(100);
+        r.h.now += SimDuration::from_millis(100);
         assert_eq!(seqs(&r.ack(3000)), [3000]);
         r.ack(4000);
-        assert_eq!(r.deadline, None);
-        assert_eq!(r.fin, None);
+        assert_eq!(r.h.deadline, None);
+        assert_eq!(r.h.finished, None);
     }
 
     #[test]
