@@ -233,7 +233,7 @@ fn performance_line(set: &analysis::RunSet, wall: f64, duration_s: f64) -> Strin
     for r in &set.runs {
         per_link.resize(per_link.len().max(r.links.len()), 0);
         for (i, l) in r.links.iter().enumerate() {
-            per_link[i] += l.total.departed.pkts;
+            per_link[i] += l.total_departed.pkts;
         }
     }
     let busiest = per_link

@@ -345,7 +345,7 @@ fn empty_link() -> LinkReport {
         name: String::new(),
         capacity_bps: 0.0,
         counters: Default::default(),
-        total: Default::default(),
+        total_departed: Default::default(),
         stats: Default::default(),
         window_secs: 0.0,
         flows: Vec::new(),

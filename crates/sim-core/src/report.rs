@@ -3,7 +3,9 @@
 
 use crate::endpoint::FlowCounters;
 use crate::ids::{FlowId, GroupId, LinkId};
-use crate::link::{hist_quantile, LinkCounters, LinkSpec, LinkStats, Reason, BACKLOG_BYTES_BIN};
+use crate::link::{
+    hist_quantile, Count, LinkCounters, LinkSpec, LinkStats, Reason, BACKLOG_BYTES_BIN,
+};
 use crate::units::SimTime;
 
 /// Which time series to sample.
@@ -108,8 +110,8 @@ pub struct LinkReport {
     pub capacity_bps: f64,
     /// Counters over the window.
     pub counters: LinkCounters,
-    /// Counters over the whole run (warm-up included).
-    pub total: LinkCounters,
+    /// Departures over the whole run (warm-up included), for speed figures.
+    pub total_departed: Count,
     /// Backlog and delay statistics over the window.
     pub stats: LinkStats,
     /// Window length, seconds.
@@ -124,7 +126,7 @@ impl LinkReport {
         link: LinkId,
         spec: &LinkSpec,
         counters: LinkCounters,
-        total: LinkCounters,
+        total_departed: Count,
         stats: LinkStats,
         window_secs: f64,
         flows: Vec<FlowId>,
@@ -134,7 +136,7 @@ impl LinkReport {
             name: spec.name.clone(),
             capacity_bps: spec.capacity.bps_f64(),
             counters,
-            total,
+            total_departed,
             stats,
             window_secs,
             flows,

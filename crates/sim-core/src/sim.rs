@@ -866,27 +866,32 @@ impl Simulator {
                 }
             })
             .collect();
-        let links: Vec<LinkReport> = self
-            .links
-            .iter_mut()
+        // Consume the links as their reports are made, so their queue and pipe
+        // buffers are freed before the reports are complete (peak memory).
+        let baselines = std::mem::take(&mut self.link_baselines);
+        let links: Vec<LinkReport> = std::mem::take(&mut self.links)
+            .into_iter()
+            .zip(baselines)
+            .zip(crossing)
             .enumerate()
-            .map(|(i, l)| {
+            .map(|(i, ((l, base), flows))| {
                 let total = l.counters();
-                let since = total.since(&self.link_baselines[i]);
-                let stats = &mut l.cold.stats;
-                stats.advance(end, l.queue.len() as u32, l.backlog_bytes);
+                let since = total.since(&base);
+                let mut cold = l.cold;
+                cold.stats
+                    .advance(end, l.queue.len() as u32, l.backlog_bytes);
                 // Every departure in the window is one queueing-delay sample; the
                 // idle path records none itself (see `link_enqueue`).
-                debug_assert!(stats.qdelay_n <= since.departed.pkts);
-                stats.qdelay_n = since.departed.pkts;
+                debug_assert!(cold.stats.qdelay_n <= since.departed.pkts);
+                cold.stats.qdelay_n = since.departed.pkts;
                 LinkReport::new(
                     LinkId::from_index(i),
-                    &l.cold.spec,
+                    &cold.spec,
                     since,
-                    total,
-                    std::mem::take(stats),
+                    total.departed,
+                    cold.stats,
                     window,
-                    std::mem::take(&mut crossing[i]),
+                    flows,
                 )
             })
             .collect();
