@@ -542,7 +542,7 @@ pub(crate) mod tests {
             name: name.into(),
             capacity_bps: 10e6,
             counters,
-            total: counters,
+            total_departed: counters.departed,
             stats,
             window_secs: 10.0,
             flows: flows.iter().map(|&f| FlowId(f)).collect(),
