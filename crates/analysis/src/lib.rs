@@ -55,6 +55,6 @@ pub use error::AnalysisError;
 pub use plot::PlotFormat;
 pub use read::{find_table, read_table};
 pub use stats::{jain, Summary};
-pub use summary::{lookup, summary_rows, SummaryRow};
+pub use summary::{lookup, run_metrics, summary_rows, MetricValue, SummaryRow};
 pub use tables::{build_tables, RunMeta, RunSet, Tables};
 pub use write::{write_atomic, write_tables, Format};

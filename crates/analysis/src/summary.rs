@@ -224,6 +224,71 @@ pub fn summary_rows(set: &RunSet) -> Vec<SummaryRow> {
     out
 }
 
+/// One metric of one replication: a row of a campaign's result part.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricValue {
+    /// `"group"`, `"link"` or `"run"`.
+    pub scope: &'static str,
+    /// Group name, link name, or `"all"`.
+    pub subject: String,
+    /// Metric name with its unit suffix.
+    pub metric: String,
+    /// The value (finite; undefined metrics have no row).
+    pub value: f64,
+}
+
+/// Run-scope metrics that measure the machine, not the network: they differ
+/// between identical runs, so campaign summaries leave them out.
+pub const WALL_CLOCK_METRICS: [&str; 2] = ["wall_s", "events_per_wall_s"];
+
+/// The metrics of replication `i` of `set`, the per-replication values that
+/// [`summary_rows`] summarises: groups with flows (by id), links (by id), then the
+/// run (`events`, and `wall_s` and `events_per_wall_s` when the set has wall times).
+pub fn run_metrics(set: &RunSet, i: usize) -> Vec<MetricValue> {
+    let mut out = Vec::new();
+    let Some(run) = set.runs.get(i) else {
+        return out;
+    };
+    let mut emit = |scope: &'static str, subject: &str, acc: Acc| {
+        for (metric, vals) in acc.metrics {
+            if let Some(&value) = vals.first() {
+                out.push(MetricValue {
+                    scope,
+                    subject: subject.to_string(),
+                    metric,
+                    value,
+                });
+            }
+        }
+    };
+    let mut by_group: BTreeMap<GroupId, Vec<&FlowReport>> = BTreeMap::new();
+    for f in &run.flows {
+        by_group.entry(f.group).or_default().push(f);
+    }
+    for (g, flows) in &by_group {
+        let mut acc = Acc::default();
+        group_metrics(run, flows, &mut acc);
+        emit("group", &set.meta.group_name(*g), acc);
+    }
+    for l in &run.links {
+        let mut acc = Acc::default();
+        for (m, v) in link_metrics(l, link_jain(run, l)) {
+            acc.push(&m, v.value());
+        }
+        emit("link", &set.link_label(l), acc);
+    }
+    let mut acc = Acc::default();
+    acc.push("events", Some(run.events as f64));
+    let wall = set.wall_secs.get(i).copied();
+    acc.push("wall_s", wall);
+    acc.push(
+        "events_per_wall_s",
+        wall.filter(|&w| w > 0.0).map(|w| run.events as f64 / w),
+    );
+    emit("run", "all", acc);
+    out
+}
+
 /// `summary`: scope, subject, metric, n, mean, sd, ci95_half (sd and ci95_half are
 /// null with one replication).
 pub fn summary_table(rows: &[SummaryRow]) -> PolarsResult<DataFrame> {
@@ -255,6 +320,33 @@ mod tests {
 
     fn row<'a>(rows: &'a [SummaryRow], scope: &str, subject: &str, m: &str) -> &'a SummaryRow {
         lookup(rows, scope, subject, m).unwrap_or_else(|| panic!("no {scope} {subject} {m}"))
+    }
+
+    #[test]
+    fn run_metrics_are_the_values_the_summary_summarises() {
+        let set = sample();
+        let rows = summary_rows(&set);
+        for r in &rows {
+            let vals: Vec<f64> = (0..set.runs.len())
+                .flat_map(|i| run_metrics(&set, i))
+                .filter(|m| m.scope == r.scope && m.subject == r.subject && m.metric == r.metric)
+                .map(|m| m.value)
+                .collect();
+            assert_eq!(
+                Summary::new(&vals),
+                r.summary(),
+                "{} {} {}",
+                r.scope,
+                r.subject,
+                r.metric
+            );
+        }
+        let g = run_metrics(&set, 1);
+        let m = g
+            .iter()
+            .find(|m| m.subject == "a" && m.metric == "goodput_bps")
+            .unwrap();
+        assert_eq!(m.value, 3e6);
     }
 
     #[test]

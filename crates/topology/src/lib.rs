@@ -5,6 +5,7 @@
 //! - [`error`]: errors that name the key path and the line and column.
 //! - [`preset`]: dumbbell and parking lot, expanded into the generic [`graph`].
 //! - [`graph`]: nodes, unidirectional links, shortest-path routing.
+//! - [`sweep`]: `[sweep]` tables expanded into a [`sweep::Campaign`] of points.
 //! - [`build`]: validation into a [`Resolved`] scenario, then one
 //!   `sim_core::Simulator` per replication.
 //!
@@ -17,6 +18,7 @@ pub mod error;
 pub mod graph;
 pub mod preset;
 pub mod scenario;
+pub mod sweep;
 pub mod transports;
 
 pub use build::{parse_scenario, Resolved, ResolvedGroup};

@@ -35,6 +35,9 @@ pub struct Scenario {
     /// Reference values to check the results against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<Expect>,
+    /// A parameter sweep (`netsim sweep`); `netsim run` runs the file's own values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::sweep::SweepConfig>,
 }
 
 /// Run settings (`[run]`).

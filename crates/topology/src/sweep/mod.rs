@@ -1,0 +1,716 @@
+//! Parameter sweeps: a `[sweep]` table varies scenario values by key path, and
+//! a [`Campaign`] is the list of fully resolved scenarios (points) it produces.
+//!
+//! ```toml
+//! [sweep]
+//! combine = "product"        # or "zip"
+//! replications = 10          # per point (default: run.replications)
+//! constraint = "buf >= 2 * n" # optional filter over the parameters' values
+//! seeds = "common"           # or "independent"
+//!
+//! [[sweep.param]]
+//! key = "topology.pairs"     # key path into the scenario
+//! name = "n"                 # used by the constraint and as table column
+//! values = [2, 4, 8]
+//!
+//! [[sweep.param]]
+//! key = "topology.bottleneck.buffer"
+//! name = "buf"
+//! from = "10pkt"
+//! to = "100pkt"
+//! points = 4
+//! scale = "log"
+//! ```
+//!
+//! A key path walks tables by key; an array of tables is entered by index
+//! (`links[0].capacity`) or by the `name` of an element (`flows.high.cc.weight`).
+//! Keys the file leaves out are created (so a default can be swept), and every
+//! point is checked as a whole scenario, so a misspelt key is an error naming the
+//! parameter.
+//!
+//! **Seeds.** With `seeds = "common"` (the default) replication r uses the same
+//! random streams at every point (common random numbers: differences between
+//! points are not drowned in replication noise). `"independent"` derives each
+//! point's master seed from the scenario seed and the point's values.
+//!
+//! **Identity.** Each point has a content hash of its resolved scenario with the
+//! name, description, expectations and replication count left out: what changes
+//! results changes the hash, nothing else does. Result parts are named by it.
+
+pub mod expr;
+pub mod values;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use toml::{Table, Value};
+
+use crate::build::{parse_scenario, Resolved};
+use crate::error::ScenarioError;
+use crate::scenario::Scenario;
+use expr::{Expr, Val};
+use values::{classify, expand_range, Family, RangeSpec, Scale, SweepValue};
+
+/// How parameters are combined into points.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CombineMode {
+    /// Every combination (the first parameter varies slowest).
+    #[default]
+    Product,
+    /// The i-th values of all parameters together (equal lengths).
+    Zip,
+}
+
+/// How replications are seeded across points.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeedMode {
+    /// Replication r uses the same seed at every point.
+    #[default]
+    Common,
+    /// Each point's seed is derived from the scenario seed and its values.
+    Independent,
+}
+
+/// The `[sweep]` table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepConfig {
+    /// Product or zip. Default product.
+    #[serde(default)]
+    pub combine: CombineMode,
+    /// Replications per point. Default: `run.replications`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replications: Option<u32>,
+    /// A boolean expression over the parameter names; points where it is false
+    /// are left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<String>,
+    /// Common or independent seeds. Default common.
+    #[serde(default)]
+    pub seeds: SeedMode,
+    /// The swept parameters (`[[sweep.param]]`).
+    pub param: Vec<ParamConfig>,
+}
+
+/// One swept parameter (`[[sweep.param]]`): `values`, or a range `from`/`to` with
+/// `step` or `points`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ParamConfig {
+    /// Key path into the scenario.
+    pub key: String,
+    /// Short name for constraints and tables. Default: the key's last segment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Explicit values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<Value>>,
+    /// Range start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<Value>,
+    /// Range end (included when a step lands on it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<Value>,
+    /// Linear step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<Value>,
+    /// Number of points, both ends included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+    /// Linear or log spacing. Default linear.
+    #[serde(default)]
+    pub scale: Scale,
+}
+
+/// A swept parameter after expansion.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its name.
+    pub name: String,
+    /// Its key path.
+    pub key: String,
+    /// The unit family of its values (`Label` if they are not all one quantity).
+    pub family: Family,
+    /// Its values in order.
+    pub values: Vec<SweepValue>,
+}
+
+/// One point of a campaign: a complete scenario.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Position in the campaign (after the constraint).
+    pub index: usize,
+    /// The value of each parameter, in parameter order.
+    pub values: Vec<SweepValue>,
+    /// The resolved scenario.
+    pub resolved: Resolved,
+    /// Content hash (hex) of what determines its results.
+    pub hash: String,
+    /// Its master seed.
+    pub seed: u64,
+    /// Relative cost estimate (simulated seconds times total link capacity).
+    pub cost: f64,
+}
+
+impl Point {
+    /// `n=4, buf=20pkt`.
+    pub fn describe(&self, params: &[Param]) -> String {
+        params
+            .iter()
+            .zip(&self.values)
+            .map(|(p, v)| format!("{}={}", p.name, v.label()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// A scenario expanded into its sweep points.
+#[derive(Clone, Debug)]
+pub struct Campaign {
+    /// Scenario name.
+    pub name: String,
+    /// The scenario file's text.
+    pub source: String,
+    /// SHA-256 (hex) of the file's text.
+    pub source_hash: String,
+    /// The swept parameters (none: a single point).
+    pub params: Vec<Param>,
+    /// The points, in order.
+    pub points: Vec<Point>,
+    /// Replications per point.
+    pub replications: u32,
+    /// How points are seeded.
+    pub seeds: SeedMode,
+}
+
+fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(path, msg)
+}
+
+/// Hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+impl Campaign {
+    /// Parse a scenario file and expand its `[sweep]` (a file without one is a
+    /// single-point campaign). Errors name the key path and line.
+    pub fn parse(src: &str, default_name: &str) -> Result<Campaign, ScenarioError> {
+        let base = parse_scenario(src)?;
+        // The file's own values must form a valid scenario too.
+        Resolved::from_scenario(base.clone(), default_name).map_err(|e| e.locate(src))?;
+        let name = base
+            .name
+            .clone()
+            .unwrap_or_else(|| default_name.to_string());
+        let mut doc: Table = toml::from_str(src).map_err(|e| err("", e.to_string()))?;
+        doc.remove("sweep");
+        let cfg = base.sweep.clone();
+        let params = match &cfg {
+            Some(c) => expand_params(c, &doc).map_err(|e| e.locate(src))?,
+            None => Vec::new(),
+        };
+        let combos = combine(cfg.as_ref(), &params).map_err(|e| e.locate(src))?;
+        let combos = filter(cfg.as_ref(), &params, combos).map_err(|e| e.locate(src))?;
+        let seeds = cfg.as_ref().map(|c| c.seeds).unwrap_or_default();
+        let replications = cfg
+            .as_ref()
+            .and_then(|c| c.replications)
+            .unwrap_or(base.run.replications);
+        if replications == 0 {
+            return Err(err("sweep.replications", "must be >= 1").locate(src));
+        }
+        let mut points = Vec::with_capacity(combos.len());
+        for (index, combo) in combos.into_iter().enumerate() {
+            let values: Vec<SweepValue> = combo
+                .iter()
+                .enumerate()
+                .map(|(i, &j)| params[i].values[j].clone())
+                .collect();
+            let point = make_point(&doc, &params, values, index, seeds, &base, default_name)
+                .map_err(|e| e.locate(src))?;
+            points.push(point);
+        }
+        Ok(Campaign {
+            name,
+            source: src.to_string(),
+            source_hash: sha256_hex(src.as_bytes()),
+            params,
+            points,
+            replications,
+            seeds,
+        })
+    }
+
+    /// Total number of runs (points times replications).
+    pub fn runs(&self) -> usize {
+        self.points.len() * self.replications as usize
+    }
+}
+
+/// A key-path segment.
+enum Seg<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+fn segments(path: &str) -> Result<Vec<Seg<'_>>, String> {
+    let mut out = Vec::new();
+    for part in path.split('.') {
+        let (key, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if key.is_empty() && rest.is_empty() {
+            return Err(format!("`{path}` has an empty segment"));
+        }
+        if !key.is_empty() {
+            out.push(Seg::Key(key));
+        }
+        while let Some(r) = rest.strip_prefix('[') {
+            let end = r
+                .find(']')
+                .ok_or_else(|| format!("`{path}`: missing `]`"))?;
+            let i = r[..end]
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{path}`: `[{}]` is not an index", &r[..end]))?;
+            out.push(Seg::Index(i));
+            rest = &r[end + 1..];
+        }
+        if !rest.is_empty() {
+            return Err(format!("`{path}`: unexpected `{rest}`"));
+        }
+    }
+    Ok(out)
+}
+
+/// Set the value at `path` in `doc`, creating missing tables on the way.
+pub fn set_path(doc: &mut Table, path: &str, new: Value) -> Result<(), String> {
+    let segs = segments(path)?;
+    if !matches!(segs.first(), Some(Seg::Key(_))) {
+        return Err(format!("`{path}` must start with a key"));
+    }
+    let mut root = Value::Table(std::mem::take(doc));
+    let r = set_in(&mut root, &segs, new);
+    if let Value::Table(t) = root {
+        *doc = t;
+    }
+    r
+}
+
+fn set_in(root: &mut Value, segs: &[Seg], new: Value) -> Result<(), String> {
+    let mut cur = root;
+    let mut walked = String::new();
+    let mut new = Some(new);
+    for (k, seg) in segs.iter().enumerate() {
+        let last = k + 1 == segs.len();
+        let next_is_key = segs.get(k + 1).is_some_and(|s| matches!(s, Seg::Key(_)));
+        let here = walked.clone();
+        cur = match (seg, cur) {
+            (Seg::Key(key), Value::Table(t)) => {
+                walked = if here.is_empty() {
+                    key.to_string()
+                } else {
+                    format!("{here}.{key}")
+                };
+                if last {
+                    t.insert(key.to_string(), new.take().expect("set once"));
+                    return Ok(());
+                }
+                if !t.contains_key(*key) {
+                    if !next_is_key {
+                        return Err(format!(
+                            "`{walked}` is not in the scenario, so it has no elements"
+                        ));
+                    }
+                    t.insert(key.to_string(), Value::Table(Table::new()));
+                }
+                t.get_mut(*key).expect("just checked")
+            }
+            (Seg::Key(key), Value::Array(a)) => {
+                let names: Vec<String> = a
+                    .iter()
+                    .filter_map(|e| e.get("name").and_then(Value::as_str).map(String::from))
+                    .collect();
+                let found = a
+                    .iter_mut()
+                    .find(|e| e.get("name").and_then(Value::as_str) == Some(key));
+                let Some(e) = found else {
+                    return Err(if names.is_empty() {
+                        format!(
+                            "`{here}` is a list without names; select an element by index, \
+                             e.g. `{here}[0]`"
+                        )
+                    } else {
+                        format!(
+                            "no element of `{here}` is named `{key}`; names: {}",
+                            names.join(", ")
+                        )
+                    });
+                };
+                walked = format!("{here}.{key}");
+                if last {
+                    return Err(format!(
+                        "`{walked}` is a whole element; name a key inside it"
+                    ));
+                }
+                e
+            }
+            (Seg::Index(i), Value::Array(a)) => {
+                let n = a.len();
+                walked = format!("{here}[{i}]");
+                let Some(e) = a.get_mut(*i) else {
+                    return Err(format!("`{walked}` does not exist ({n} elements)"));
+                };
+                if last {
+                    *e = new.take().expect("set once");
+                    return Ok(());
+                }
+                e
+            }
+            (Seg::Key(key), _) => {
+                return Err(format!("`{here}` is a value, so it has no key `{key}`"))
+            }
+            (Seg::Index(i), _) => {
+                return Err(format!(
+                    "`{here}` is not a list, so it has no element [{i}]"
+                ))
+            }
+        };
+    }
+    Ok(())
+}
+
+/// Column names of the campaign tables, which parameter names may not take.
+pub const RESERVED_NAMES: [&str; 16] = [
+    "point",
+    "replication",
+    "hash",
+    "seed",
+    "status",
+    "error",
+    "events",
+    "wall_s",
+    "scope",
+    "subject",
+    "metric",
+    "value",
+    "n",
+    "mean",
+    "sd",
+    "ci95_half",
+];
+
+fn is_identifier(s: &str) -> bool {
+    let mut c = s.chars();
+    c.next()
+        .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+        && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+}
+
+fn expand_params(cfg: &SweepConfig, doc: &Table) -> Result<Vec<Param>, ScenarioError> {
+    if cfg.param.is_empty() {
+        return Err(err(
+            "sweep.param",
+            "a sweep needs at least one [[sweep.param]]",
+        ));
+    }
+    let mut out: Vec<Param> = Vec::new();
+    for (i, p) in cfg.param.iter().enumerate() {
+        let at = format!("sweep.param[{i}]");
+        let name = p.name.clone().unwrap_or_else(|| {
+            let last = p.key.rsplit('.').next().unwrap_or(&p.key);
+            last.split('[').next().unwrap_or(last).to_string()
+        });
+        if !is_identifier(&name) {
+            return Err(err(
+                format!("{at}.name"),
+                format!(
+                    "`{name}` is not a name (letters, digits and `_`, not starting with a digit)"
+                ),
+            ));
+        }
+        if RESERVED_NAMES.contains(&name.as_str()) || name.ends_with("_value") {
+            return Err(err(
+                format!("{at}.name"),
+                format!(
+                    "`{name}` is a column of the result tables; choose another `name` \
+                     (reserved: {}, and names ending in `_value`)",
+                    RESERVED_NAMES.join(", ")
+                ),
+            ));
+        }
+        if let Some(other) = out.iter().find(|q| q.name == name) {
+            return Err(err(
+                format!("{at}.name"),
+                format!(
+                    "the name `{name}` is already used by `{}`; give one of them a `name`",
+                    other.key
+                ),
+            ));
+        }
+        if out.iter().any(|q| q.key == p.key) {
+            return Err(err(
+                format!("{at}.key"),
+                format!("`{}` is swept twice", p.key),
+            ));
+        }
+        let ranged = p.from.is_some() || p.to.is_some() || p.step.is_some() || p.points.is_some();
+        let values = match (&p.values, ranged) {
+            (Some(_), true) => {
+                return Err(err(
+                    format!("{at}.values"),
+                    "give either `values` or a range (`from`, `to`, `step`/`points`), not both",
+                ))
+            }
+            (Some(v), false) if v.is_empty() => {
+                return Err(err(format!("{at}.values"), "the list of values is empty"))
+            }
+            (Some(v), false) => v.iter().map(classify).collect(),
+            (None, true) => {
+                let (Some(from), Some(to)) = (&p.from, &p.to) else {
+                    let missing = if p.from.is_none() { "from" } else { "to" };
+                    return Err(err(
+                        format!("{at}.{missing}"),
+                        "a range needs `from` and `to`",
+                    ));
+                };
+                expand_range(&RangeSpec {
+                    from,
+                    to,
+                    step: p.step.as_ref(),
+                    points: p.points,
+                    scale: p.scale,
+                })
+                .map_err(|e| err(format!("{at}.{}", e.key), e.message))?
+            }
+            (None, false) => {
+                return Err(err(
+                    at.to_string(),
+                    "a parameter needs `values` or a range (`from`, `to`, `step`/`points`)",
+                ))
+            }
+        };
+        // Try the first value: a key path that is not a scenario setting fails here.
+        let mut trial = doc.clone();
+        let v0: &SweepValue = &values[0];
+        set_path(&mut trial, &p.key, v0.value.clone()).map_err(|m| err(format!("{at}.key"), m))?;
+        let text = toml::to_string(&trial).map_err(|e| err(format!("{at}.key"), e.to_string()))?;
+        if let Err(e) = parse_scenario(&text) {
+            return Err(err(
+                format!("{at}.key"),
+                format!(
+                    "setting `{}` = {} does not give a valid scenario: {}{}",
+                    p.key,
+                    v0.value,
+                    if e.path.is_empty() {
+                        String::new()
+                    } else {
+                        format!("{}: ", e.path)
+                    },
+                    e.message
+                ),
+            ));
+        }
+        let family = match values.first().map(|v| v.family) {
+            Some(f) if values.iter().all(|v| v.family == f) => f,
+            _ => Family::Label,
+        };
+        out.push(Param {
+            name,
+            key: p.key.clone(),
+            family,
+            values,
+        });
+    }
+    Ok(out)
+}
+
+/// The points as index tuples into each parameter's values.
+fn combine(cfg: Option<&SweepConfig>, params: &[Param]) -> Result<Vec<Vec<usize>>, ScenarioError> {
+    let Some(cfg) = cfg else {
+        return Ok(vec![Vec::new()]);
+    };
+    match cfg.combine {
+        CombineMode::Product => {
+            let mut out: Vec<Vec<usize>> = vec![Vec::new()];
+            for p in params {
+                out = out
+                    .into_iter()
+                    .flat_map(|c| {
+                        (0..p.values.len()).map(move |j| {
+                            let mut c = c.clone();
+                            c.push(j);
+                            c
+                        })
+                    })
+                    .collect();
+                if out.len() > 1_000_000 {
+                    return Err(err(
+                        "sweep.param",
+                        "the product has more than a million points",
+                    ));
+                }
+            }
+            Ok(out)
+        }
+        CombineMode::Zip => {
+            let n = params[0].values.len();
+            if let Some((i, p)) = params.iter().enumerate().find(|(_, p)| p.values.len() != n) {
+                return Err(err(
+                    format!("sweep.param[{i}]"),
+                    format!(
+                        "combine = \"zip\" needs equal lengths: `{}` has {} values, `{}` has {}",
+                        params[0].name,
+                        n,
+                        p.name,
+                        p.values.len()
+                    ),
+                ));
+            }
+            Ok((0..n).map(|j| vec![j; params.len()]).collect())
+        }
+    }
+}
+
+fn filter(
+    cfg: Option<&SweepConfig>,
+    params: &[Param],
+    combos: Vec<Vec<usize>>,
+) -> Result<Vec<Vec<usize>>, ScenarioError> {
+    let Some(src) = cfg.and_then(|c| c.constraint.as_deref()) else {
+        return Ok(combos);
+    };
+    let at = "sweep.constraint";
+    let e = Expr::parse(src).map_err(|m| err(at, format!("cannot parse `{src}`: {m}")))?;
+    let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
+    if let Some(n) = e.names().iter().find(|n| !names.contains(&n.as_str())) {
+        return Err(err(
+            at,
+            format!(
+                "unknown name `{n}`; the parameters are: {}",
+                names.join(", ")
+            ),
+        ));
+    }
+    let total = combos.len();
+    let mut kept = Vec::new();
+    for c in combos {
+        let lookup = |n: &str| {
+            let i = params.iter().position(|p| p.name == n)?;
+            let v = &params[i].values[c[i]];
+            Some(match (v.num, &v.value) {
+                (Some(x), _) => Val::Num(x),
+                (None, Value::Boolean(b)) => Val::Bool(*b),
+                (None, _) => Val::Str(v.label()),
+            })
+        };
+        match e.eval(&lookup) {
+            Ok(Val::Bool(true)) => kept.push(c),
+            Ok(Val::Bool(false)) => {}
+            Ok(v) => return Err(err(at, format!("`{src}` gives {v}, not true or false"))),
+            Err(m) => return Err(err(at, m)),
+        }
+    }
+    if kept.is_empty() {
+        return Err(err(
+            at,
+            format!("`{src}` excludes all {total} points; nothing would run"),
+        ));
+    }
+    Ok(kept)
+}
+
+/// The seed of a point under `mode`.
+fn point_seed(base: u64, mode: SeedMode, values: &[SweepValue]) -> u64 {
+    match mode {
+        SeedMode::Common => base,
+        SeedMode::Independent => {
+            let mut key = base.to_string();
+            for v in values {
+                key.push('|');
+                key.push_str(&v.value.to_string());
+            }
+            let d = Sha256::digest(key.as_bytes());
+            u64::from_le_bytes(d[..8].try_into().expect("8 bytes"))
+        }
+    }
+}
+
+/// The hash of what determines a point's results.
+fn content_hash(sc: &Scenario) -> String {
+    let mut s = sc.clone();
+    s.name = None;
+    s.description = None;
+    s.expect.clear();
+    s.sweep = None;
+    s.run.replications = 1;
+    let text = toml::to_string(&s).unwrap_or_else(|e| format!("unserialisable: {e}"));
+    sha256_hex(text.as_bytes())[..32].to_string()
+}
+
+fn make_point(
+    doc: &Table,
+    params: &[Param],
+    values: Vec<SweepValue>,
+    index: usize,
+    seeds: SeedMode,
+    base: &Scenario,
+    default_name: &str,
+) -> Result<Point, ScenarioError> {
+    let mut d = doc.clone();
+    for (p, v) in params.iter().zip(&values) {
+        set_path(&mut d, &p.key, v.value.clone()).map_err(|m| err("sweep.param", m))?;
+    }
+    let describe = || {
+        params
+            .iter()
+            .zip(&values)
+            .map(|(p, v)| format!("{}={}", p.name, v.label()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let text = toml::to_string(&d).map_err(|e| err("sweep", e.to_string()))?;
+    let mut sc = parse_scenario(&text).map_err(|e| ScenarioError {
+        position: None,
+        message: format!("at sweep point {index} ({}): {}", describe(), e.message),
+        ..e
+    })?;
+    let seed = point_seed(sc.run.seed, seeds, &values);
+    sc.run.seed = seed;
+    if sc.name.is_none() {
+        sc.name = Some(
+            base.name
+                .clone()
+                .unwrap_or_else(|| default_name.to_string()),
+        );
+    }
+    let resolved = Resolved::from_scenario(sc, default_name).map_err(|e| ScenarioError {
+        message: format!("at sweep point {index} ({}): {}", describe(), e.message),
+        ..e
+    })?;
+    let run = &resolved.scenario.run;
+    let capacity: f64 = resolved
+        .graph
+        .links
+        .iter()
+        .map(|l| l.capacity.bps_f64())
+        .sum();
+    let cost = run.duration.as_secs_f64() * capacity.max(1.0);
+    Ok(Point {
+        index,
+        hash: content_hash(&resolved.scenario),
+        values,
+        resolved,
+        seed,
+        cost,
+    })
+}
+
+#[cfg(test)]
+mod tests;
