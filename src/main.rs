@@ -4,12 +4,19 @@
 //! netsim run scenario.toml [--replications N] [--seed S] [--out DIR] [--threads T]
 //!                          [--format parquet|csv] [--plot] [--check] [--quiet]
 //! netsim check scenario.toml
+//! netsim sweep scenario.toml [--out DIR] [--replications N] [--threads T]
+//!                            [--task I --tasks N] [--status] [--format F] [--quiet]
+//! netsim collect DIR [--format parquet|csv] [--partial]
+//! netsim slurm scenario.toml --out DIR [--tasks N] [--partition P] [--time T]
+//!                            [--cpus C] [--submit]
 //! netsim plot DIR
 //! ```
 #![forbid(unsafe_code)]
 
 mod expect;
 mod runner;
+mod slurm;
+mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -34,6 +41,15 @@ enum FormatArg {
     Csv,
 }
 
+impl FormatArg {
+    fn format(self) -> analysis::Format {
+        match self {
+            FormatArg::Parquet => analysis::Format::Parquet,
+            FormatArg::Csv => analysis::Format::Csv,
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario's replications and write tables, plots and the resolved scenario.
@@ -43,27 +59,126 @@ enum Cmd {
         /// Scenario file (TOML).
         scenario: PathBuf,
     },
-    /// Render plots from the tables in an output directory.
+    /// Run a parameter sweep (the scenario's [sweep]) into a resumable campaign store.
+    Sweep(SweepArgs),
+    /// Merge a campaign's result parts into summary, metrics and runs tables.
+    Collect {
+        /// Campaign store (the --out of `netsim sweep`).
+        dir: PathBuf,
+        /// Table format.
+        #[arg(long, value_enum, default_value_t = FormatArg::Parquet)]
+        format: FormatArg,
+        /// Summarise the runs that are done even if some are missing or failed.
+        #[arg(long)]
+        partial: bool,
+    },
+    /// Write (and with --submit, submit) a Slurm array job for a sweep.
+    Slurm(SlurmArgs),
+    /// Render plots from the tables in an output directory or campaign store.
     Plot {
-        /// Output directory of `netsim run`.
+        /// Output directory of `netsim run`, or a campaign store.
         dir: PathBuf,
     },
+}
+
+#[derive(Args)]
+struct SweepArgs {
+    /// Scenario file (TOML) with a [sweep] table.
+    scenario: PathBuf,
+    /// Campaign store. Default: out/<scenario name>-sweep.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Campaign name (default: the scenario's name or file stem).
+    #[arg(long)]
+    name: Option<String>,
+    /// Override the replications per point.
+    #[arg(long)]
+    replications: Option<u32>,
+    /// Worker threads (0 = one per core). Results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Run only shard I (0-based) of --tasks N.
+    #[arg(long, requires = "tasks")]
+    task: Option<usize>,
+    /// Number of shards (with --task).
+    #[arg(long, requires = "task")]
+    tasks: Option<usize>,
+    /// List what is done, failed, running and missing; run nothing.
+    #[arg(long)]
+    status: bool,
+    /// Format of the collected tables.
+    #[arg(long, value_enum, default_value_t = FormatArg::Parquet)]
+    format: FormatArg,
+    /// No progress bar and no report.
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Args)]
+struct SlurmArgs {
+    /// Scenario file (TOML) with a [sweep] table.
+    scenario: PathBuf,
+    /// Campaign store, on a file system the compute nodes share.
+    #[arg(long)]
+    out: PathBuf,
+    /// Array tasks (shards). Default: one per run, at most 100.
+    #[arg(long)]
+    tasks: Option<usize>,
+    /// Slurm partition.
+    #[arg(long)]
+    partition: Option<String>,
+    /// Time limit of each task, in Slurm syntax.
+    #[arg(long, default_value = "01:00:00")]
+    time: String,
+    /// CPUs (worker threads) per task.
+    #[arg(long, default_value_t = 1)]
+    cpus: usize,
+    /// Override the replications per point.
+    #[arg(long)]
+    replications: Option<u32>,
+    /// The netsim executable the jobs run. Default: this one.
+    #[arg(long)]
+    netsim: Option<PathBuf>,
+    /// Format of the collected tables.
+    #[arg(long, value_enum, default_value_t = FormatArg::Parquet)]
+    format: FormatArg,
+    /// Submit the array and the collect job with sbatch.
+    #[arg(long)]
+    submit: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let res = match cli.cmd {
         Cmd::Run(args) => cmd_run(args),
-        Cmd::Check { scenario } => load(&scenario).map(|r| {
-            say(&format!(
-                "{}: ok ({} nodes, {} links, {} flow groups, {} replications)\n",
-                scenario.display(),
-                r.graph.nodes.len(),
-                r.graph.links.len(),
-                r.groups.len(),
-                r.scenario.run.replications
-            ));
-            ExitCode::SUCCESS
+        Cmd::Check { scenario } => cmd_check(&scenario),
+        Cmd::Sweep(a) => sweep::cmd_sweep(sweep::SweepOpts {
+            scenario: a.scenario,
+            out: a.out,
+            name: a.name,
+            replications: a.replications,
+            threads: a.threads,
+            shard: a.task.zip(a.tasks),
+            status: a.status,
+            format: a.format.format(),
+            quiet: a.quiet,
+        }),
+        Cmd::Collect {
+            dir,
+            format,
+            partial,
+        } => sweep::cmd_collect(&dir, format.format(), partial),
+        Cmd::Slurm(a) => slurm::cmd_slurm(slurm::SlurmOpts {
+            scenario: a.scenario,
+            out: a.out,
+            tasks: a.tasks,
+            partition: a.partition,
+            time: a.time,
+            cpus: a.cpus,
+            replications: a.replications,
+            netsim: a.netsim,
+            format: a.format.format(),
+            submit: a.submit,
         }),
         Cmd::Plot { dir } => cmd_plot(&dir),
     };
@@ -76,15 +191,45 @@ fn main() -> ExitCode {
     }
 }
 
-/// Read and validate a scenario file; errors name the file, line and key path.
-fn load(path: &Path) -> Result<Resolved, String> {
+/// A scenario file's text and its default name (the file stem).
+pub(crate) fn read_scenario(path: &Path) -> Result<(String, &str), String> {
     let src = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
         .unwrap_or("scenario");
+    Ok((src, stem))
+}
+
+/// Read and validate a scenario file; errors name the file, line and key path.
+fn load(path: &Path) -> Result<Resolved, String> {
+    let (src, stem) = read_scenario(path)?;
     Resolved::parse(&src, stem).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `netsim check`: the scenario, and its sweep expanded into points.
+fn cmd_check(scenario: &Path) -> Result<ExitCode, String> {
+    let r = load(scenario)?;
+    let mut line = format!(
+        "{}: ok ({} nodes, {} links, {} flow groups, {} replications",
+        scenario.display(),
+        r.graph.nodes.len(),
+        r.graph.links.len(),
+        r.groups.len(),
+        r.scenario.run.replications
+    );
+    if r.scenario.sweep.is_some() {
+        let c = sweep::load_campaign(scenario, None, None)?;
+        line.push_str(&format!(
+            "; sweep: {} points x {} replications = {} runs",
+            c.points.len(),
+            c.replications,
+            c.runs()
+        ));
+    }
+    say(&format!("{line})\n"));
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Args)]
@@ -119,6 +264,12 @@ struct RunArgs {
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     let mut resolved = load(&a.scenario)?;
+    if resolved.scenario.sweep.is_some() && !a.quiet {
+        eprintln!(
+            "note: {} has a [sweep]; `netsim run` runs its base values only (use `netsim sweep`)",
+            a.scenario.display()
+        );
+    }
     if let Some(r) = a.replications {
         if r == 0 {
             return Err("--replications must be >= 1".into());
@@ -153,15 +304,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     // Remove the completion marker of an earlier run first: until this run writes
     // it again, the directory does not look complete.
     let marker = out_dir.join("scenario.resolved.toml");
-    match std::fs::remove_file(&marker) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(format!("cannot remove {}: {e}", marker.display())),
-    }
-    let format = match a.format {
-        FormatArg::Parquet => analysis::Format::Parquet,
-        FormatArg::Csv => analysis::Format::Csv,
-    };
+    analysis::write::remove_if_exists(&marker).map_err(|e| e.to_string())?;
+    let format = a.format.format();
     let mut written =
         analysis::write_tables(&out_dir, &tables, format).map_err(|e| e.to_string())?;
     if a.plot {
@@ -217,7 +361,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
 }
 
 /// Print to stdout; a closed pipe (`netsim run ... | head`) is not an error.
-fn say(text: &str) {
+pub(crate) fn say(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
@@ -256,7 +400,12 @@ fn performance_line(set: &analysis::RunSet, wall: f64, duration_s: f64) -> Strin
 }
 
 fn cmd_plot(dir: &Path) -> Result<ExitCode, String> {
-    let files = analysis::plot::plot_dir(dir).map_err(|e| e.to_string())?;
+    let files = if analysis::campaign::is_campaign(dir) {
+        analysis::plot_sweep::plot_campaign(dir)
+    } else {
+        analysis::plot::plot_dir(dir)
+    }
+    .map_err(|e| e.to_string())?;
     let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
     say(&list);
     Ok(ExitCode::SUCCESS)

@@ -1,4 +1,5 @@
-//! Every scenario in `scenarios/` parses, validates and runs briefly.
+//! Every scenario in `scenarios/` parses, validates (every sweep point too) and
+//! runs briefly.
 
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,12 @@ fn every_scenario_parses_and_runs_two_simulated_seconds() {
     for f in files {
         let src = std::fs::read_to_string(&f).unwrap();
         let mut r = Resolved::parse(&src, "t").unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        if r.scenario.sweep.is_some() {
+            // Every point of a sweep is a valid scenario.
+            let c = topology::sweep::Campaign::parse(&src, "t")
+                .unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+            assert!(c.runs() > 0, "{}: an empty campaign", f.display());
+        }
         let run = &mut r.scenario.run;
         let short = SimDuration::from_secs(2);
         if run.duration > short {

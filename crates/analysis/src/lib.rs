@@ -18,7 +18,13 @@
 //!   renamed: a crash never leaves a half file under the final name.
 //! - [`read`]: tables back from a results directory (`netsim plot DIR`).
 //! - [`report`]: the plain-text report (per group, per link; "mean ± ci").
+//! - [`campaign`]: the store of a sweep (manifest, one result part per run,
+//!   failure and in-progress markers) and `collect`, which merges the parts into
+//!   `summary`, `metrics` and `runs` tables with per-point confidence intervals.
 //! - [`plot`]: time-series and summary charts (PNG and SVG, embedded DejaVu font).
+//! - [`plot_sweep`]: a campaign's charts (`netsim plot DIR` on a sweep): each
+//!   metric's mean with 95 % CI error bars against a swept parameter, one line
+//!   per subject and combination of the other parameters.
 //!
 //! ## The life of one figure
 //! A metric is first computed *per replication* (e.g. the mean goodput of a group's
@@ -42,8 +48,10 @@
 //! to them.
 #![forbid(unsafe_code)]
 
+pub mod campaign;
 pub mod error;
 pub mod plot;
+pub mod plot_sweep;
 pub mod read;
 pub mod report;
 pub mod stats;

@@ -57,7 +57,7 @@ pub const MAX_POINTS: usize = 4000;
 /// Most lines that get a legend entry (beyond it the legend would hide the plot).
 const MAX_LEGEND: usize = 12;
 /// The font family every text element uses.
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 
 /// One line of a time-series chart.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,7 +83,7 @@ impl SeriesChart {
 }
 
 /// A name made safe for a file name.
-fn safe(s: &str) -> String {
+pub(crate) fn safe(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -96,7 +96,7 @@ fn safe(s: &str) -> String {
 }
 
 /// `(axis label, scale)` of a metric, from its unit suffix.
-fn axis(metric: &str) -> (String, f64) {
+pub(crate) fn axis(metric: &str) -> (String, f64) {
     let (name, unit, k) = if let Some(n) = metric.strip_suffix("_bps") {
         (n, "Mb/s", 1e-6)
     } else if let Some(n) = metric.strip_suffix("_s") {
@@ -252,12 +252,12 @@ fn fonts_ready() -> bool {
 }
 
 /// Something that can draw itself on any backend.
-trait Chart {
+pub(crate) trait Chart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
 }
 
 /// Render `chart` as `<dir>/<stem>.<ext>` in each format, atomically.
-fn render(
+pub(crate) fn render(
     dir: &Path,
     stem: &str,
     formats: &[PlotFormat],

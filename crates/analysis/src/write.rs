@@ -50,17 +50,22 @@ pub fn write_tables(
     for (name, df) in tables.named() {
         let path = dir.join(format!("{name}.{}", format.extension()));
         if name == "series" && df.height() == 0 {
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(AnalysisError::io("cannot remove stale", path, e)),
-            }
+            remove_if_exists(&path)?;
             continue;
         }
         write_frame(&path, df, format)?;
         written.push(path);
     }
     Ok(written)
+}
+
+/// Remove `path`; a file that does not exist is not an error.
+pub fn remove_if_exists(path: &Path) -> Result<(), AnalysisError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(AnalysisError::io("cannot remove", path, e)),
+    }
 }
 
 /// Write one table to `path` atomically.

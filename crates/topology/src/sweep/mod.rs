@@ -134,6 +134,8 @@ pub struct Param {
     pub family: Family,
     /// Its values in order.
     pub values: Vec<SweepValue>,
+    /// `Log` for a log range (plots use a log axis), else `Linear`.
+    pub scale: Scale,
 }
 
 /// One point of a campaign: a complete scenario.
@@ -521,11 +523,17 @@ fn expand_params(cfg: &SweepConfig, doc: &Table) -> Result<Vec<Param>, ScenarioE
             Some(f) if values.iter().all(|v| v.family == f) => f,
             _ => Family::Label,
         };
+        let scale = if p.values.is_some() {
+            Scale::Linear
+        } else {
+            p.scale
+        };
         out.push(Param {
             name,
             key: p.key.clone(),
             family,
             values,
+            scale,
         });
     }
     Ok(out)
