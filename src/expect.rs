@@ -1,13 +1,19 @@
-//! Checking a run's summary against the `[[expect]]` reference values of its scenario.
+//! Checking a run against the `[[expect]]` reference values of its scenario.
+//!
+//! Each expectation is evaluated from the per-replication values of its metric
+//! (or, with `ratio_to`, of the ratio of two subjects' metrics, formed in each
+//! replication), summarised with a Student-t interval at the expectation's
+//! `level` (default 95 %).
 
-use analysis::SummaryRow;
+use analysis::{MetricValue, Summary};
 use topology::scenario::{Expect, ExpectOp};
 
 /// The outcome of one expectation.
 pub struct Verdict {
     /// The expectation.
     pub expect: Expect,
-    /// netsim's mean and CI half-width, if the metric exists.
+    /// netsim's mean, CI half-width (at the expectation's level) and n, if the
+    /// metric exists in at least one replication.
     pub got: Option<(f64, f64, usize)>,
     /// Whether it passed.
     pub pass: bool,
@@ -15,17 +21,50 @@ pub struct Verdict {
     pub rule: String,
 }
 
-/// Evaluate every expectation against the summary rows.
-pub fn evaluate(expects: &[Expect], rows: &[SummaryRow]) -> Vec<Verdict> {
+/// The value of `metric` for (`scope`, `subject`) in one replication's metrics.
+fn value(run: &[MetricValue], scope: &str, subject: &str, metric: &str) -> Option<f64> {
+    run.iter()
+        .find(|m| m.scope == scope && m.subject == subject && m.metric == metric)
+        .map(|m| m.value)
+}
+
+/// The per-replication values an expectation is judged on.
+fn samples(e: &Expect, runs: &[Vec<MetricValue>]) -> Vec<f64> {
+    runs.iter()
+        .filter_map(|run| {
+            let x = value(run, &e.scope, &e.subject, &e.metric)?;
+            match &e.ratio_to {
+                None => Some(x),
+                Some(den) => {
+                    let y = value(run, &e.scope, den, &e.metric)?;
+                    Some(x / y).filter(|r| r.is_finite())
+                }
+            }
+        })
+        .collect()
+}
+
+/// Evaluate every expectation against the per-replication metrics (one list per
+/// replication, as `analysis::run_metrics` gives them).
+pub fn evaluate(expects: &[Expect], runs: &[Vec<MetricValue>]) -> Vec<Verdict> {
     expects
         .iter()
         .map(|e| {
-            let row = analysis::lookup(rows, &e.scope, &e.subject, &e.metric);
-            let got = row.map(|r| (r.mean, r.ci95_half, r.n));
+            let xs = samples(e, runs);
+            let s = Summary::with_level(&xs, e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL));
+            let got = (s.n > 0).then_some((s.mean, s.half_width, s.n));
             let (pass, rule) = match got {
                 None => (
                     false,
-                    format!("no metric `{}` for {} `{}`", e.metric, e.scope, e.subject),
+                    format!(
+                        "no metric `{}` for {} `{}`{}",
+                        e.metric,
+                        e.scope,
+                        e.subject,
+                        e.ratio_to
+                            .as_ref()
+                            .map_or(String::new(), |d| format!(" and `{d}`"))
+                    ),
                 ),
                 Some((mean, half, _)) => judge(e, mean, half),
             };
@@ -85,13 +124,21 @@ pub fn render(scenario: &str, verdicts: &[Verdict]) -> String {
     for v in verdicts {
         let e = &v.expect;
         let got = match v.got {
-            Some((m, h, n)) if n > 1 && h.is_finite() => format!("{} ± {}", g(m), g(h)),
+            Some((m, h, n)) if n > 1 && h.is_finite() => format!(
+                "{} ± {} ({}%)",
+                g(m),
+                g(h),
+                g(e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL) * 100.0)
+            ),
             Some((m, _, _)) => format!("{} (n=1)", g(m)),
             None => "-".into(),
         };
         rows.push([
             scenario.to_string(),
-            format!("{} {} {}", e.scope, e.subject, e.metric),
+            match &e.ratio_to {
+                None => format!("{} {} {}", e.scope, e.subject, e.metric),
+                Some(d) => format!("{} {}/{} {}", e.scope, e.subject, d, e.metric),
+            },
             e.source.clone(),
             g(e.value),
             got,
@@ -135,6 +182,8 @@ mod tests {
             scope: "group".into(),
             subject: "a".into(),
             metric: "goodput_bps".into(),
+            ratio_to: None,
+            level: None,
             value,
             op,
             tolerance: tol,
@@ -160,5 +209,41 @@ mod tests {
     fn one_sided_bounds_compare_the_mean() {
         assert!(judge(&exp(ExpectOp::AtLeast, 0.99, None, None), 0.995, 0.0).0);
         assert!(!judge(&exp(ExpectOp::AtMost, 0.99, None, None), 0.995, 0.0).0);
+    }
+
+    fn run(a: f64, b: f64) -> Vec<MetricValue> {
+        let m = |subject: &str, value| MetricValue {
+            scope: "group",
+            subject: subject.into(),
+            metric: "goodput_bps".into(),
+            value,
+        };
+        vec![m("a", a), m("b", b)]
+    }
+
+    #[test]
+    fn ratios_are_formed_per_replication_and_summarised_at_the_level_asked() {
+        // Replications: a/b = 2/1, 3/1, 4/1 -> ratios 2, 3, 4 (the ratio of the
+        // means, 3/1, happens to agree; the interval comes from the ratios).
+        let runs = vec![run(2.0, 1.0), run(3.0, 1.0), run(4.0, 1.0)];
+        let mut e = exp(ExpectOp::Approx, 3.0, Some(0.01), None);
+        e.ratio_to = Some("b".into());
+        e.level = Some(0.90);
+        let v = &evaluate(&[e], &runs)[0];
+        let (mean, half, n) = v.got.unwrap();
+        assert_eq!((mean, n), (3.0, 3));
+        // sd = 1, t_{0.95, 2} = 2.919986 (Student-t table), half = t * 1 / sqrt(3).
+        assert!((half - 2.919986 / 3f64.sqrt()).abs() < 1e-5, "{half}");
+        assert!(v.pass);
+    }
+
+    #[test]
+    fn a_ratio_with_a_missing_denominator_is_reported_not_guessed() {
+        let runs = vec![run(2.0, 1.0)];
+        let mut e = exp(ExpectOp::Approx, 2.0, Some(0.01), None);
+        e.ratio_to = Some("nobody".into());
+        let v = &evaluate(&[e], &runs)[0];
+        assert!(v.got.is_none() && !v.pass);
+        assert!(v.rule.contains("`nobody`"), "{}", v.rule);
     }
 }

@@ -325,7 +325,10 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     ));
     summary.push_str(&analysis::report::render_report(&set, &rows));
 
-    let verdicts = expect::evaluate(&resolved.scenario.expect, &rows);
+    let per_rep: Vec<Vec<analysis::MetricValue>> = (0..set.runs.len())
+        .map(|i| analysis::run_metrics(&set, i))
+        .collect();
+    let verdicts = expect::evaluate(&resolved.scenario.expect, &per_rep);
     if !verdicts.is_empty() {
         summary.push_str("\nReference values\n");
         summary.push_str(&expect::render(&resolved.name, &verdicts));

@@ -284,6 +284,8 @@ pub(crate) fn link_metrics(l: &LinkReport, jain: Option<f64>) -> Vec<(String, Va
         ("backlog_max_bytes".into(), Val::Count(l.stats.max_bytes)),
         ("qdelay_mean_s".into(), Val::Real(l.qdelay_mean_secs())),
         ("qdelay_max_s".into(), Val::Real(l.qdelay_max_secs())),
+        ("qdelay_sd_s".into(), Val::Real(l.qdelay_sd_secs())),
+        ("mark_prob".into(), Val::Real(l.mark_prob())),
         ("arrived_pkts".into(), Val::Count(c.arrived.pkts)),
         ("departed_pkts".into(), Val::Count(c.departed.pkts)),
         ("dropped_pkts".into(), Val::Count(c.dropped_total().pkts)),
@@ -533,6 +535,7 @@ pub(crate) mod tests {
             max_pkts: 2,
             max_bytes: 3000,
             qdelay_sum: 3 * 2_000_000_000, // three packets, 2 ms each
+            qdelay_sumsq: 3 * 2_000_000_000u128.pow(2),
             qdelay_max: SimDuration::from_millis(2),
             qdelay_n: 3,
             last_change: SimTime::from_ps(0),

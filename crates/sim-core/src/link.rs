@@ -312,6 +312,9 @@ pub struct LinkStats {
     pub max_bytes: u64,
     /// Sum of queueing delays of departed packets, picoseconds.
     pub qdelay_sum: u128,
+    /// Sum of squared queueing delays, picoseconds squared (for the standard
+    /// deviation; 1e7 delays of 1 s sum to 1e31, far below `u128::MAX`).
+    pub qdelay_sumsq: u128,
     /// Largest queueing delay seen.
     pub qdelay_max: SimDuration,
     /// Number of queueing-delay samples.
@@ -353,7 +356,9 @@ impl LinkStats {
     /// Record one packet's time in the queue.
     #[inline]
     pub fn record_qdelay(&mut self, d: SimDuration) {
-        self.qdelay_sum += u128::from(d.as_ps());
+        let ps = u128::from(d.as_ps());
+        self.qdelay_sum += ps;
+        self.qdelay_sumsq += ps * ps;
         self.qdelay_n += 1;
         if d > self.qdelay_max {
             self.qdelay_max = d;

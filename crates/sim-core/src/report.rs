@@ -189,6 +189,28 @@ impl LinkReport {
             self.stats.qdelay_sum as f64 / self.stats.qdelay_n as f64 / 1e12
         }
     }
+    /// Standard deviation of the queueing delay of packets that left the queue in
+    /// the window (population form, divisor n), seconds; 0 with fewer than 2.
+    pub fn qdelay_sd_secs(&self) -> f64 {
+        let n = self.stats.qdelay_n;
+        if n < 2 {
+            return 0.0;
+        }
+        let n = n as f64;
+        let mean = self.stats.qdelay_sum as f64 / n;
+        let var = (self.stats.qdelay_sumsq as f64 / n - mean * mean).max(0.0);
+        var.sqrt() / 1e12
+    }
+    /// Fraction of arriving packets that were marked (any reason): the per-link
+    /// marking probability the ECN papers report; 0 when nothing arrived.
+    pub fn mark_prob(&self) -> f64 {
+        let a = self.counters.arrived.pkts;
+        if a == 0 {
+            0.0
+        } else {
+            self.counters.marked_total().pkts as f64 / a as f64
+        }
+    }
     /// Largest queueing delay in the window, seconds.
     pub fn qdelay_max_secs(&self) -> f64 {
         self.stats.qdelay_max.as_secs_f64()
@@ -232,4 +254,46 @@ pub struct RunOutput {
     pub links: Vec<LinkReport>,
     /// Sampled time series.
     pub series: Vec<SeriesPoint>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SimDuration;
+
+    fn report(delays_ms: &[u64], arrived: u64, marked: u64) -> LinkReport {
+        let mut stats = LinkStats::default();
+        for &d in delays_ms {
+            stats.record_qdelay(SimDuration::from_millis(d));
+        }
+        let mut counters = LinkCounters::default();
+        counters.arrived.pkts = arrived;
+        counters.marked[0].pkts = marked;
+        LinkReport {
+            link: crate::LinkId(0),
+            name: "l".into(),
+            capacity_bps: 1e6,
+            counters,
+            total_departed: Count::default(),
+            stats,
+            window_secs: 1.0,
+            flows: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn queueing_delay_sd_is_the_population_sd_of_the_samples() {
+        // Delays 1, 2, 3 ms: mean 2 ms, population variance (1 + 0 + 1) / 3 ms^2.
+        let r = report(&[1, 2, 3], 0, 0);
+        assert!((r.qdelay_mean_secs() - 2e-3).abs() < 1e-15);
+        assert!((r.qdelay_sd_secs() - (2.0f64 / 3.0).sqrt() * 1e-3).abs() < 1e-12);
+        assert_eq!(report(&[5], 0, 0).qdelay_sd_secs(), 0.0);
+        assert_eq!(report(&[4, 4, 4, 4], 0, 0).qdelay_sd_secs(), 0.0);
+    }
+
+    #[test]
+    fn mark_probability_is_marked_over_arrived() {
+        assert_eq!(report(&[], 200, 5).mark_prob(), 0.025);
+        assert_eq!(report(&[], 0, 0).mark_prob(), 0.0);
+    }
 }

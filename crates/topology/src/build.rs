@@ -137,16 +137,24 @@ impl Resolved {
                     format!("unknown scope `{}`; allowed: group, link, run", e.scope),
                 ));
             }
-            let known = match e.scope.as_str() {
-                "group" => names.contains(&e.subject),
-                "link" => graph.links.iter().any(|l| l.name == e.subject),
+            let known = |s: &String| match e.scope.as_str() {
+                "group" => names.contains(s),
+                "link" => graph.links.iter().any(|l| &l.name == s),
                 _ => true,
             };
-            if !known {
-                return Err(err(
-                    format!("{at}.subject"),
-                    format!("no {} named `{}`", e.scope, e.subject),
-                ));
+            for (key, s) in [
+                ("subject", Some(&e.subject)),
+                ("ratio_to", e.ratio_to.as_ref()),
+            ] {
+                if let Some(s) = s.filter(|s| !known(s)) {
+                    return Err(err(
+                        format!("{at}.{key}"),
+                        format!("no {} named `{s}`", e.scope),
+                    ));
+                }
+            }
+            if e.level.is_some_and(|l| !(l > 0.0 && l < 1.0)) {
+                return Err(err(format!("{at}.level"), "must be in (0, 1), e.g. 0.9"));
             }
             for (k, v) in [
                 ("tolerance", e.tolerance),

@@ -392,6 +392,16 @@ pub struct Expect {
     pub subject: String,
     /// Metric name, as in the summary table.
     pub metric: String,
+    /// Compare the ratio `metric(subject) / metric(ratio_to)` instead of the
+    /// metric itself: another subject of the same scope. The ratio is formed in
+    /// each replication, then summarised (the papers' "average ratio of
+    /// throughput" with its confidence interval).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_to: Option<String>,
+    /// Confidence level of netsim's interval, in (0, 1). Default 0.95; the seed
+    /// papers often report 90 % intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<f64>,
     /// Reference value.
     pub value: f64,
     /// Comparison. Default: approx.
