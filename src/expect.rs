@@ -110,8 +110,8 @@ fn judge(e: &Expect, mean: f64, half: f64) -> (bool, String) {
     }
 }
 
-/// Render verdicts as a table.
-pub fn render(scenario: &str, verdicts: &[Verdict]) -> String {
+/// Render the verdicts of one or more scenarios as one table.
+pub fn render(sets: &[(String, &[Verdict])]) -> String {
     let mut rows = vec![[
         "scenario".to_string(),
         "quantity".to_string(),
@@ -121,7 +121,10 @@ pub fn render(scenario: &str, verdicts: &[Verdict]) -> String {
         "rule".to_string(),
         "verdict".to_string(),
     ]];
-    for v in verdicts {
+    for (scenario, v) in sets
+        .iter()
+        .flat_map(|(s, vs)| vs.iter().map(move |v| (s, v)))
+    {
         let e = &v.expect;
         let got = match v.got {
             Some((m, h, n)) if n > 1 && h.is_finite() => format!(
@@ -143,7 +146,7 @@ pub fn render(scenario: &str, verdicts: &[Verdict]) -> String {
             g(e.value),
             got,
             v.rule.clone(),
-            if v.pass { "PASS".into() } else { "MISS".into() },
+            verdict_word(v).into(),
         ]);
     }
     let widths: Vec<usize> = (0..7)
@@ -160,6 +163,15 @@ pub fn render(scenario: &str, verdicts: &[Verdict]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `PASS` or `MISS`.
+pub fn verdict_word(v: &Verdict) -> &'static str {
+    if v.pass {
+        "PASS"
+    } else {
+        "MISS"
+    }
 }
 
 fn g(x: f64) -> String {

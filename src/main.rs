@@ -10,10 +10,12 @@
 //! netsim slurm scenario.toml --out DIR [--tasks N] [--partition P] [--time T]
 //!                            [--cpus C] [--submit]
 //! netsim plot DIR
+//! netsim reproduce DIR [--fast] [--threads T] [--replications N] [--out FILE]
 //! ```
 #![forbid(unsafe_code)]
 
 mod expect;
+mod reproduce;
 mod runner;
 mod slurm;
 mod sweep;
@@ -78,6 +80,23 @@ enum Cmd {
     Plot {
         /// Output directory of `netsim run`, or a campaign store.
         dir: PathBuf,
+    },
+    /// Run every [[expect]] of a paper's scenario folder; print one table.
+    Reproduce {
+        /// Folder of scenario files (e.g. scenarios/papers/wtp-multcp).
+        dir: PathBuf,
+        /// Only the scenarios marked `# reproduce: fast`.
+        #[arg(long)]
+        fast: bool,
+        /// Worker threads (0 = one per core). Results do not depend on it.
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Override every scenario's replication count.
+        #[arg(long)]
+        replications: Option<u32>,
+        /// Also write the table to this file.
+        #[arg(long)]
+        out: Option<PathBuf>,
     },
 }
 
@@ -181,6 +200,19 @@ fn main() -> ExitCode {
             submit: a.submit,
         }),
         Cmd::Plot { dir } => cmd_plot(&dir),
+        Cmd::Reproduce {
+            dir,
+            fast,
+            threads,
+            replications,
+            out,
+        } => reproduce::cmd_reproduce(reproduce::ReproduceOpts {
+            dir,
+            fast,
+            threads,
+            replications,
+            out,
+        }),
     };
     match res {
         Ok(code) => code,
@@ -285,17 +317,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&resolved.name));
-    let runs = runner::run_all(&resolved, seed, reps, a.threads, !a.quiet)?;
-
-    let set = analysis::RunSet {
-        meta: analysis::RunMeta {
-            scenario: resolved.name.clone(),
-            group_names: resolved.group_names(),
-            link_names: resolved.link_names(),
-        },
-        runs: runs.outputs,
-        wall_secs: runs.wall_secs,
-    };
+    let (set, total_wall_secs) = runner::run_set(&resolved, a.threads, !a.quiet)?;
     let tables = analysis::build_tables(&set).map_err(|e| e.to_string())?;
     let rows = analysis::summary_rows(&set);
 
@@ -319,19 +341,20 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         resolved.name,
         performance_line(
             &set,
-            runs.total_wall_secs,
+            total_wall_secs,
             resolved.scenario.run.duration.as_secs_f64()
         ),
     ));
     summary.push_str(&analysis::report::render_report(&set, &rows));
 
-    let per_rep: Vec<Vec<analysis::MetricValue>> = (0..set.runs.len())
-        .map(|i| analysis::run_metrics(&set, i))
-        .collect();
+    let per_rep = runner::per_replication_metrics(&set);
     let verdicts = expect::evaluate(&resolved.scenario.expect, &per_rep);
     if !verdicts.is_empty() {
         summary.push_str("\nReference values\n");
-        summary.push_str(&expect::render(&resolved.name, &verdicts));
+        summary.push_str(&expect::render(&[(
+            resolved.name.clone(),
+            verdicts.as_slice(),
+        )]));
     }
     analysis::write_atomic(&out_dir.join("report.txt"), summary.as_bytes())
         .map_err(|e| e.to_string())?;

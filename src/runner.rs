@@ -80,3 +80,32 @@ pub fn run_all(
         total_wall_secs,
     })
 }
+
+/// Run the replications of `resolved` (its own seed and count) and gather them
+/// with the names the analysis needs; also returns the set's wall-clock seconds.
+pub fn run_set(
+    resolved: &Resolved,
+    threads: usize,
+    progress: bool,
+) -> Result<(analysis::RunSet, f64), String> {
+    let run = &resolved.scenario.run;
+    let runs = run_all(resolved, run.seed, run.replications, threads, progress)?;
+    let set = analysis::RunSet {
+        meta: analysis::RunMeta {
+            scenario: resolved.name.clone(),
+            group_names: resolved.group_names(),
+            link_names: resolved.link_names(),
+        },
+        runs: runs.outputs,
+        wall_secs: runs.wall_secs,
+    };
+    Ok((set, runs.total_wall_secs))
+}
+
+/// The metrics of every replication of `set`, in replication order (what
+/// `[[expect]]` entries are judged on).
+pub fn per_replication_metrics(set: &analysis::RunSet) -> Vec<Vec<analysis::MetricValue>> {
+    (0..set.runs.len())
+        .map(|i| analysis::run_metrics(set, i))
+        .collect()
+}

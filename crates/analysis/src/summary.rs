@@ -7,8 +7,9 @@
 //!   `throughput_bps` (mean over the group's active flows of each flow's rate over
 //!   its active time), `goodput_sum_bps` and `throughput_sum_bps` (the group's bytes
 //!   in the window * 8 / window length), `jain` (over the active flows' goodputs),
-//!   `retx_pkts`, `timeouts`, `reductions` (totals over the group's flows in the
-//!   window), `fct_s` (mean completion time of the flows that finished, whole run);
+//!   `retx_pkts`, `timeouts`, `reductions`, `ce_pkts` (CE-marked data packets
+//!   received; totals over the group's flows in the window), `ce_frac` (`ce_pkts`
+//!   over data packets received), `fct_s` (mean completion time of the flows that finished, whole run);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
 //!   (`utilisation`, `backlog_p99_pkts`, `drop_early_pkts`, `jain`, ...);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
@@ -177,6 +178,10 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
     acc.push("retx_pkts", Some(total(|f| f.counters.retx_pkts) as f64));
     acc.push("timeouts", Some(total(|f| f.counters.timeouts) as f64));
     acc.push("reductions", Some(total(|f| f.counters.reductions) as f64));
+    let ce = total(|f| f.counters.ce_pkts);
+    let rx = total(|f| f.counters.rx_pkts);
+    acc.push("ce_pkts", Some(ce as f64));
+    acc.push("ce_frac", (rx > 0).then(|| ce as f64 / rx as f64));
     acc.push("fct_s", mean(&fcts));
 }
 

@@ -172,7 +172,7 @@ pub fn runs_table(set: &RunSet) -> PolarsResult<DataFrame> {
 
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
-/// reductions, fct_s. Rates are null for a flow inactive in the window; `finish_s`
+/// reductions, ce_pkts, fct_s. Rates are null for a flow inactive in the window; `finish_s`
 /// and `fct_s` are null for a flow that did not complete.
 pub fn flows_table(set: &RunSet) -> PolarsResult<DataFrame> {
     let rows: Vec<(u32, &sim_core::FlowReport)> = set
@@ -223,6 +223,7 @@ pub fn flows_table(set: &RunSet) -> PolarsResult<DataFrame> {
             c("goodput_bytes", u(|f| f.counters.goodput_bytes)),
             c("timeouts", u(|f| f.counters.timeouts)),
             c("reductions", u(|f| f.counters.reductions)),
+            c("ce_pkts", u(|f| f.counters.ce_pkts)),
             col("fct_s", o(|f| f.fct_secs())),
         ],
     )
@@ -486,6 +487,7 @@ pub(crate) mod tests {
             goodput_bytes,
             timeouts: 1,
             reductions: 3,
+            ce_pkts: 4,
         };
         FlowReport {
             flow: FlowId(id),

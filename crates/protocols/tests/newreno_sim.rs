@@ -54,7 +54,7 @@ fn run(
     sim.add_flow(FlowSpec {
         group: GroupId(0),
         sender: Box::new(WindowSender::new(&tcp, cc, MSS, size).unwrap()),
-        receiver: Box::new(TcpSink::new(&tcp).unwrap()),
+        receiver: Box::new(TcpSink::new(&tcp, sim_core::EcnFeedback::Classic).unwrap()),
         fwd,
         rev,
         start: SimTime::ZERO,

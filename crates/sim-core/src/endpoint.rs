@@ -41,6 +41,8 @@ pub struct FlowCounters {
     pub timeouts: u64,
     /// Congestion-window reductions (loss or ECN).
     pub reductions: u64,
+    /// Data packets that reached the receiver carrying a CE mark.
+    pub ce_pkts: u64,
 }
 
 impl FlowCounters {
@@ -56,6 +58,7 @@ impl FlowCounters {
             goodput_bytes: self.goodput_bytes - e.goodput_bytes,
             timeouts: self.timeouts - e.timeouts,
             reductions: self.reductions - e.reductions,
+            ce_pkts: self.ce_pkts - e.ce_pkts,
         }
     }
 }
@@ -256,7 +259,8 @@ pub enum Congestion {
         /// Bytes in flight when the loss was detected.
         in_flight: u64,
     },
-    /// An ECN-Echo (at most once per window of data).
+    /// An ECN-Echo (at most once per window of data; never sent to a controller
+    /// with [`EcnFeedback::PerPacket`], which sees every echo in its ACKs).
     Ecn {
         /// Bytes in flight when the echo arrived.
         in_flight: u64,
@@ -266,6 +270,21 @@ pub enum Congestion {
         /// Bytes in flight when the timer fired.
         in_flight: u64,
     },
+}
+
+/// How a transport reports ECN marks to its controller.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum EcnFeedback {
+    /// RFC 3168: the receiver sets ECE on every ACK from a CE packet until the
+    /// sender's CWR; the sender reacts ([`Congestion::Ecn`]) at most once per
+    /// window of data.
+    #[default]
+    Classic,
+    /// One echo per marked packet: the receiver acknowledges a CE packet at once
+    /// with ECE set and sets ECE on no other ACK; the transport never calls
+    /// [`Congestion::Ecn`] and the controller reacts to [`AckInfo::ece`] on every
+    /// ACK (WTP's per-mark rule, seed 001 section 2.3).
+    PerPacket,
 }
 
 /// The congestion-control arithmetic of a sender, plugged into a transport.
@@ -293,5 +312,9 @@ pub trait Controller: Send {
     /// The header family the controller uses.
     fn header_family(&self) -> HeaderFamily {
         HeaderFamily::None
+    }
+    /// How the controller wants ECN marks reported (asked once, at build time).
+    fn ecn_feedback(&self) -> EcnFeedback {
+        EcnFeedback::Classic
     }
 }

@@ -695,6 +695,7 @@ impl Simulator {
             if pkt.kind == PacketKind::Data {
                 flow.counters.rx_pkts += 1;
                 flow.counters.rx_bytes += u64::from(pkt.size);
+                flow.counters.ce_pkts += u64::from(pkt.ecn == Ecn::Ce);
             }
             flow.receiver
         } else {

@@ -312,9 +312,35 @@ impl NodeSel {
     }
 }
 
-/// Replace `{i}` with `i`.
+/// Replace `{i}` with `i` and `{i+K}` (K a non-negative integer) with `i + K`.
+/// Anything else in braces is left alone (and then names no node).
 pub fn expand(s: &str, i: u32) -> String {
-    s.replace("{i}", &i.to_string())
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(open) = rest.find("{i") {
+        out.push_str(&rest[..open]);
+        let tail = &rest[open + 2..];
+        let close = tail.find('}');
+        let offset = match close {
+            Some(0) => Some(0u64),
+            Some(c) => tail[..c]
+                .strip_prefix('+')
+                .and_then(|k| k.trim().parse::<u64>().ok()),
+            None => None,
+        };
+        match (offset, close) {
+            (Some(k), Some(c)) => {
+                out.push_str(&(u64::from(i) + k).to_string());
+                rest = &tail[c + 1..];
+            }
+            _ => {
+                out.push_str("{i");
+                rest = tail;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A flow group (`[[flows]]`).
@@ -418,4 +444,20 @@ pub struct Expect {
     pub ref_ci: Option<f64>,
     /// Where the value comes from ("Table 1, seed 001").
     pub source: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expand;
+
+    #[test]
+    fn flow_index_placeholders_expand_with_an_optional_offset() {
+        assert_eq!(expand("s{i}", 3), "s3");
+        assert_eq!(expand("s{i+5}", 3), "s8");
+        assert_eq!(expand("h{i}-{i+10}", 0), "h0-10");
+        // Not a placeholder: left as written (and then names no node).
+        assert_eq!(expand("s{i-1}", 3), "s{i-1}");
+        assert_eq!(expand("s{i", 3), "s{i");
+        assert_eq!(expand("plain", 3), "plain");
+    }
 }

@@ -1,7 +1,7 @@
 //! Which endpoints a flow group gets: the glue between the scenario's `cc`,
 //! `tcp` and `traffic` tables and the transports in `protocols`.
 
-use sim_core::{Endpoint, ParamError};
+use sim_core::{EcnFeedback, Endpoint, ParamError};
 
 use protocols::transport::{TcpSink, WindowSender};
 
@@ -15,8 +15,19 @@ pub fn validate_tcp(g: &FlowGroupConfig) -> Result<(), ParamError> {
     let mss = g.packet_size.get() as u32;
     let cc = g.cc.clone().unwrap_or_default();
     let ctl = cc.build(mss).map_err(|e| e.prefixed("cc"))?;
+    let feedback = ctl.ecn_feedback();
+    if feedback == EcnFeedback::PerPacket && !tcp.ecn {
+        return Err(ParamError::new(
+            "tcp.ecn",
+            format!(
+                "cc kind `{}` reacts to ECN marks and needs an ECN-capable transport: \
+                 set `tcp = {{ ecn = true }}`",
+                cc.name()
+            ),
+        ));
+    }
     WindowSender::new(&tcp, ctl, mss, None).map_err(|e| e.prefixed("tcp"))?;
-    TcpSink::new(&tcp).map_err(|e| e.prefixed("tcp"))?;
+    TcpSink::new(&tcp, feedback).map_err(|e| e.prefixed("tcp"))?;
     Ok(())
 }
 
@@ -34,7 +45,8 @@ pub fn tcp_endpoints(
             .unwrap_or_default()
             .build(mss)
             .expect(VALIDATED);
+    let feedback = ctl.ecn_feedback();
     let sender = WindowSender::new(&tcp, ctl, mss, size).expect(VALIDATED);
-    let sink = TcpSink::new(&tcp).expect(VALIDATED);
+    let sink = TcpSink::new(&tcp, feedback).expect(VALIDATED);
     (Box::new(sender), Box::new(sink))
 }

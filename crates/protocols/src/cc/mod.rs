@@ -8,9 +8,13 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{Controller, ParamError};
 
+pub mod multcp;
 pub mod newreno;
+pub mod wtp;
 
+pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
+pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
 
 /// The congestion controller of a flow, as written in a scenario
 /// (`cc = { kind = "new_reno", ... }`).
@@ -19,6 +23,10 @@ pub use newreno::{NewReno, NewRenoConfig};
 pub enum CcConfig {
     /// TCP NewReno (RFC 5681, RFC 6582), ECN-reactive per RFC 3168 (the default).
     NewReno(NewRenoConfig),
+    /// WTP weighted window control (seed 001, Eqs. 4-6), per-mark ECN reaction.
+    Wtp(WtpConfig),
+    /// MulTCP(N): one connection that behaves like N TCP connections.
+    Multcp(MulTcpConfig),
 }
 
 impl Default for CcConfig {
@@ -32,6 +40,8 @@ impl CcConfig {
     pub fn name(&self) -> &'static str {
         match self {
             CcConfig::NewReno(_) => "new_reno",
+            CcConfig::Wtp(_) => "wtp",
+            CcConfig::Multcp(_) => "multcp",
         }
     }
 
@@ -39,6 +49,8 @@ impl CcConfig {
     pub fn validate(&self) -> Result<(), ParamError> {
         match self {
             CcConfig::NewReno(c) => c.validate(),
+            CcConfig::Wtp(c) => c.validate(),
+            CcConfig::Multcp(c) => c.validate(),
         }
     }
 
@@ -46,6 +58,8 @@ impl CcConfig {
     pub fn build(&self, mss: u32) -> Result<Box<dyn Controller>, ParamError> {
         Ok(match self {
             CcConfig::NewReno(c) => Box::new(NewReno::new(c, mss)?),
+            CcConfig::Wtp(c) => Box::new(Wtp::new(c, mss)?),
+            CcConfig::Multcp(c) => Box::new(MulTcp::new(c, mss)?),
         })
     }
 }
@@ -68,6 +82,19 @@ mod tests {
             })
         );
         assert_eq!(c.build(1500).unwrap().window(), 15_000);
+    }
+
+    #[test]
+    fn wtp_and_multcp_parse_from_their_kinds() {
+        let c: CcConfig =
+            toml::from_str("kind = \"wtp\"\nweight = 6.0\nvariant = \"ipd\"").unwrap();
+        assert_eq!(c.name(), "wtp");
+        assert!(c.validate().is_ok());
+        let c: CcConfig = toml::from_str("kind = \"multcp\"\nn = 4.0").unwrap();
+        assert_eq!(c.name(), "multcp");
+        assert_eq!(c.build(1000).unwrap().window(), 4000);
+        let c: CcConfig = toml::from_str("kind = \"wtp\"").unwrap();
+        assert_eq!(c.validate().unwrap_err().key, "weight");
     }
 
     #[test]

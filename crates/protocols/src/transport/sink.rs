@@ -10,6 +10,11 @@
 //! - RFC 3168 section 6.1.3: after a CE data packet the receiver sets ECE on every
 //!   ACK until a data packet with CWR arrives (CWR is applied before CE, so a
 //!   packet carrying both keeps ECE set).
+//! - Per-packet echo ([`EcnFeedback::PerPacket`], for controllers that react to
+//!   every mark, e.g. WTP, seed 001 section 2.3 / spec section 7 item 1): a CE
+//!   packet is acknowledged at once with ECE set, after flushing any pending
+//!   delayed ACK without ECE (the DCTCP receiver's rule, RFC 8257 section 3.2), so
+//!   every ECE ACK stands for exactly one marked packet; CWR is ignored.
 //! - RFC 7323 section 4.3: the ACK echoes the timestamp (`Packet::sent`) of the
 //!   data packet that triggered it; for a delayed ACK covering two segments, that
 //!   of the earlier one (so RTT samples include the ACK delay).
@@ -20,8 +25,8 @@
 //! Goodput (`FlowCounters::goodput_bytes`) counts bytes as they become in-order.
 
 use sim_core::{
-    CcHeader, Ecn, Endpoint, EndpointCtx, Flags, Packet, PacketKind, ParamError, RouteId,
-    SimDuration, SimTime,
+    CcHeader, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags, Packet, PacketKind, ParamError,
+    RouteId, SimDuration, SimTime,
 };
 
 use super::TcpConfig;
@@ -39,7 +44,10 @@ pub struct TcpSink {
     rcv_nxt: u64,
     /// Data received above `rcv_nxt`: sorted, disjoint, non-adjacent `[start, end)`.
     ooo: Vec<(u64, u64)>,
-    /// A CE mark was seen and no CWR since: set ECE on every ACK.
+    /// How marks are echoed.
+    feedback: EcnFeedback,
+    /// Set ECE on the next ACK (classic: a CE mark was seen and no CWR since;
+    /// per-packet: the packet being acknowledged carried CE).
     ece: bool,
     /// In-order segments received and not yet acknowledged (delayed ACKs).
     pending: u32,
@@ -52,10 +60,12 @@ pub struct TcpSink {
 }
 
 impl TcpSink {
-    /// A receiver with the ACK parameters of `cfg`.
-    pub fn new(cfg: &TcpConfig) -> Result<Self, ParamError> {
+    /// A receiver with the ACK parameters of `cfg`, echoing marks as `feedback`
+    /// says (the sender's controller decides: `Controller::ecn_feedback`).
+    pub fn new(cfg: &TcpConfig, feedback: EcnFeedback) -> Result<Self, ParamError> {
         cfg.validate()?;
         Ok(TcpSink {
+            feedback,
             ack_size: cfg.ack_bytes(),
             delayed: cfg.delayed_ack,
             delack_timeout: cfg.delack_timeout,
@@ -146,12 +156,26 @@ impl Endpoint for TcpSink {
         if pkt.kind != PacketKind::Data {
             return;
         }
-        if pkt.flags.contains(Flags::CWR) {
-            self.ece = false;
+        let ce = pkt.ecn == Ecn::Ce;
+        match self.feedback {
+            EcnFeedback::Classic => {
+                if pkt.flags.contains(Flags::CWR) {
+                    self.ece = false;
+                }
+                if ce {
+                    self.ece = true;
+                }
+            }
+            EcnFeedback::PerPacket => {
+                if ce && self.pending > 0 {
+                    self.ece = false;
+                    self.ack_now(self.pending_echo, ctx);
+                }
+                self.ece = ce;
+            }
         }
-        if pkt.ecn == Ecn::Ce {
-            self.ece = true;
-        }
+        // A per-packet echo is never delayed (one ECE ACK per marked packet).
+        let ack_at_once = ce && self.feedback == EcnFeedback::PerPacket;
         self.last_cc = pkt.cc;
         let (start, end) = (pkt.seq, pkt.seq + u64::from(pkt.size));
         if end <= self.rcv_nxt {
@@ -162,7 +186,7 @@ impl Endpoint for TcpSink {
             let before = self.rcv_nxt;
             self.advance(end);
             ctx.counters().goodput_bytes += self.rcv_nxt - before;
-            if !self.delayed || had_gap || pkt.flags.contains(Flags::FIN) {
+            if !self.delayed || had_gap || ack_at_once || pkt.flags.contains(Flags::FIN) {
                 self.ack_now(self.echo_for(&pkt), ctx);
             } else {
                 self.pending += 1;
@@ -212,7 +236,7 @@ mod tests {
     impl Rig {
         fn new(cfg: TcpConfig) -> Self {
             Rig {
-                k: TcpSink::new(&cfg).unwrap(),
+                k: TcpSink::new(&cfg, EcnFeedback::Classic).unwrap(),
                 h: Harness::new(stream(1, 0, StreamKind::Endpoint, 1)),
             }
         }
@@ -312,7 +336,7 @@ mod tests {
 
     #[test]
     fn held_ranges_merge_when_they_touch_or_overlap() {
-        let mut k = TcpSink::new(&TcpConfig::default()).unwrap();
+        let mut k = TcpSink::new(&TcpConfig::default(), EcnFeedback::Classic).unwrap();
         k.rcv_nxt = 0;
         for (s, e) in [(50, 60), (10, 20), (30, 40), (20, 30), (55, 70), (80, 90)] {
             k.hold(s, e);
@@ -364,6 +388,48 @@ mod tests {
     }
 
     #[test]
+    fn per_packet_echo_sets_ece_only_on_the_ack_of_a_marked_packet() {
+        let mut r = Rig::new(TcpConfig::default());
+        r.k.feedback = EcnFeedback::PerPacket;
+        let ece = |ps: &[Packet]| ps.iter().filter(|p| p.flags.contains(Flags::ECE)).count();
+        assert_eq!(ece(&r.data(0, ms(0))), 0);
+        assert_eq!(
+            ece(&r.data_with(1000, 1000, ms(0), Ecn::Ce, Flags::NONE)),
+            1
+        );
+        assert_eq!(ece(&r.data(2000, ms(0))), 0);
+        // CWR means nothing here, and a new mark is echoed again.
+        assert_eq!(ece(&r.data_with(3000, 1000, ms(0), Ecn::Ce, Flags::CWR)), 1);
+        assert_eq!(
+            ece(&r.data_with(4000, 1000, ms(0), Ecn::Ce, Flags::NONE)),
+            1
+        );
+    }
+
+    #[test]
+    fn per_packet_echo_is_never_delayed_and_flushes_a_pending_ack() {
+        let mut r = Rig::delayed();
+        r.k.feedback = EcnFeedback::PerPacket;
+        assert!(r.data(0, ms(0)).is_empty());
+        // A marked segment: the pending ACK goes out without ECE, then the mark's.
+        let out = r.data_with(1000, 1000, ms(1), Ecn::Ce, Flags::NONE);
+        assert_eq!(out.len(), 2);
+        assert_eq!(
+            (out[0].ack, out[0].flags.contains(Flags::ECE)),
+            (1000, false)
+        );
+        assert_eq!(
+            (out[1].ack, out[1].flags.contains(Flags::ECE)),
+            (2000, true)
+        );
+        // Unmarked segments pair up again, without ECE.
+        assert!(r.data(2000, ms(2)).is_empty());
+        let out = r.data(3000, ms(3));
+        assert_eq!(out.len(), 1);
+        assert!(!out[0].flags.contains(Flags::ECE));
+    }
+
+    #[test]
     fn ece_is_echoed_from_the_first_ce_until_cwr() {
         let mut r = Rig::new(TcpConfig::default());
         let ece = |ps: &[Packet]| ps[0].flags.contains(Flags::ECE);
@@ -384,10 +450,13 @@ mod tests {
             ..TcpConfig::default()
         });
         assert_eq!(r.data(0, ms(0))[0].size, 52);
-        assert!(TcpSink::new(&TcpConfig {
-            ack_size: sim_core::Bytes::ZERO,
-            ..TcpConfig::default()
-        })
+        assert!(TcpSink::new(
+            &TcpConfig {
+                ack_size: sim_core::Bytes::ZERO,
+                ..TcpConfig::default()
+            },
+            EcnFeedback::Classic
+        )
         .is_err());
     }
 }

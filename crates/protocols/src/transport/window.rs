@@ -39,14 +39,17 @@
 //! `ecn_recover = snd_max` and queue CWR (as Linux does); a new ECE is honoured
 //! once `snd_una > ecn_recover`, i.e. once an ACK covers data sent after the
 //! reduction (whose first packet carried CWR).
+//! With a controller asking for [`EcnFeedback::PerPacket`] (WTP), the transport
+//! takes no ECN action of its own: no once-per-window reduction, no CWR; the
+//! controller sees every echoed mark as `AckInfo::ece` on the ACK that carries it.
 //! INFERRED: a fast retransmit and an ECN reduction each count one
 //! `FlowCounters::reductions`; a timeout counts in `timeouts` only.
 //! Left out: limited transmit (RFC 3042), SACK, RFC 6582's optional heuristics
 //! (section 4.1/4.2), pacing, window validation (RFC 7661).
 
 use sim_core::{
-    AckInfo, Congestion, Controller, Ecn, Endpoint, EndpointCtx, Flags, HeaderFamily, Packet,
-    PacketKind, ParamError, Probe, RouteId, SimDuration, SimTime,
+    AckInfo, Congestion, Controller, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags, HeaderFamily,
+    Packet, PacketKind, ParamError, Probe, RouteId, SimDuration, SimTime,
 };
 
 use super::{RttEstimator, TcpConfig};
@@ -60,6 +63,8 @@ pub struct WindowSender {
     end: u64,
     dupthresh: u32,
     ecn: bool,
+    /// How ECN marks reach the controller (asked of it once, at build time).
+    feedback: EcnFeedback,
     /// Receiver's window, bytes (`u64::MAX`: unlimited).
     rwnd: u64,
 
@@ -108,7 +113,9 @@ impl WindowSender {
             return Err(ParamError::new("size", "must be > 0 bytes"));
         }
         let mss = u64::from(mss);
+        let feedback = cc.ecn_feedback();
         Ok(WindowSender {
+            feedback,
             cc,
             mss,
             end: size.unwrap_or(u64::MAX),
@@ -241,7 +248,7 @@ impl WindowSender {
 
     /// A window reduction happened: ECN must not react again within this window.
     fn reduced(&mut self) {
-        if self.ecn {
+        if self.ecn && self.feedback == EcnFeedback::Classic {
             self.ecn_recover = self.snd_max;
             self.cwr_pending = true;
         }
@@ -373,6 +380,7 @@ impl Endpoint for WindowSender {
             return;
         }
         if self.ecn
+            && self.feedback == EcnFeedback::Classic
             && pkt.flags.contains(Flags::ECE)
             && !self.in_recovery
             && self.snd_una > self.ecn_recover
@@ -410,370 +418,4 @@ impl Endpoint for WindowSender {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cc::{NewReno, NewRenoConfig};
-    use sim_core::{stream, Harness, StreamKind};
-
-    const MSS: u64 = 1000;
-
-    fn ms(x: u64) -> SimTime {
-        SimTime::ZERO + SimDuration::from_millis(x)
-    }
-
-    /// A sender driven through a [`Harness`].
-    struct Rig {
-        s: WindowSender,
-        h: Harness,
-    }
-
-    impl Rig {
-        fn new(cfg: TcpConfig, iw: u32, ssthresh: Option<u32>, size: Option<u64>) -> Self {
-            let cc = NewReno::new(
-                &NewRenoConfig {
-                    initial_window: Some(iw),
-                    initial_ssthresh: ssthresh,
-                },
-                MSS as u32,
-            )
-            .unwrap();
-            Rig {
-                s: WindowSender::new(&cfg, Box::new(cc), MSS as u32, size).unwrap(),
-                h: Harness::new(stream(1, 0, StreamKind::Endpoint, 0)),
-            }
-        }
-        fn call(&mut self, f: impl FnOnce(&mut WindowSender, &mut EndpointCtx)) -> Vec<Packet> {
-            let s = &mut self.s;
-            self.h.call(|ctx| f(s, ctx))
-        }
-        fn start(&mut self) -> Vec<Packet> {
-            self.call(|s, c| s.on_start(c))
-        }
-        /// An ACK for `ack` echoing `echo`, arriving at `self.h.now`.
-        fn ack_with(&mut self, ack: u64, echo: SimTime, flags: Flags) -> Vec<Packet> {
-            let mut p = Packet::new(Default::default(), RouteId(1), PacketKind::Ack, 40, echo);
-            p.ack = ack;
-            p.echo = echo;
-            p.flags = flags;
-            self.call(|s, c| s.on_packet(p, c))
-        }
-        fn ack(&mut self, ack: u64) -> Vec<Packet> {
-            self.ack_with(ack, SimTime::ZERO, Flags::NONE)
-        }
-        /// Jump to the timer deadline and fire it.
-        fn fire(&mut self) -> Vec<Packet> {
-            self.h.fire(&mut self.s)
-        }
-    }
-
-    fn seqs(ps: &[Packet]) -> Vec<u64> {
-        ps.iter().map(|p| p.seq).collect()
-    }
-
-    fn retx_cfg() -> TcpConfig {
-        TcpConfig {
-            min_rto: SimDuration::from_millis(200),
-            ..TcpConfig::default()
-        }
-    }
-
-    #[test]
-    fn start_sends_the_initial_window_and_arms_the_initial_rto() {
-        let mut r = Rig::new(TcpConfig::default(), 4, None, None);
-        let out = r.start();
-        assert_eq!(seqs(&out), [0, 1000, 2000, 3000]);
-        assert!(out
-            .iter()
-            .all(|p| p.size == 1000 && p.kind == PacketKind::Data));
-        assert!(out
-            .iter()
-            .all(|p| p.ecn == Ecn::NotEct && p.flags == Flags::NONE));
-        assert_eq!(r.h.deadline, Some(ms(1000)));
-    }
-
-    #[test]
-    fn slow_start_doubles_cwnd_per_round_trip() {
-        let mut r = Rig::new(TcpConfig::default(), 4, None, None);
-        r.start();
-        r.h.now = ms(100);
-        let mut sent = Vec::new();
-        for a in 1..=4 {
-            sent.extend(r.ack(a * MSS));
-        }
-        assert_eq!(r.s.cwnd(), 8000);
-        assert_eq!(seqs(&sent), (4..12).map(|k| k * MSS).collect::<Vec<_>>());
-        r.h.now = ms(200);
-        for a in 5..=12 {
-            r.ack(a * MSS);
-        }
-        assert_eq!(r.s.cwnd(), 16_000);
-    }
-
-    #[test]
-    fn congestion_avoidance_adds_about_one_mss_per_round_trip() {
-        let mut r = Rig::new(TcpConfig::default(), 10, Some(10), None);
-        r.start();
-        r.h.now = ms(100);
-        let mut expect = 10_000.0f64;
-        for a in 1..=10 {
-            r.ack(a * MSS);
-            expect += 1000.0 * 1000.0 / expect;
-        }
-        assert_eq!(r.s.cwnd(), expect as u64);
-        assert!((10_900..11_000).contains(&r.s.cwnd()), "{}", r.s.cwnd());
-    }
-
-    #[test]
-    fn triple_duplicate_ack_halves_the_window_and_retransmits_once() {
-        let mut r = Rig::new(TcpConfig::default(), 10, None, None);
-        r.start();
-        r.h.now = ms(100);
-        // Segment 0 is lost; segments 1..9 each produce a duplicate ACK of 0.
-        let mut sent = Vec::new();
-        for k in 1..=9 {
-            let out = r.ack(0);
-            if k < 3 {
-                assert!(out.is_empty());
-            }
-            if k == 3 {
-                assert_eq!(seqs(&out), [0]);
-                assert!(out[0].flags.contains(Flags::RETX));
-                assert_eq!(r.s.ssthresh(), Some(5000));
-                assert_eq!(r.s.cwnd(), 8000);
-                assert!(r.s.in_recovery());
-            }
-            sent.extend(out);
-        }
-        // Inflation: 5000 + 3*1000 + 6*1000 = 14000 -> new data up to byte 14000.
-        assert_eq!(r.s.cwnd(), 14_000);
-        assert_eq!(seqs(&sent), [0, 10_000, 11_000, 12_000, 13_000]);
-        assert_eq!(
-            sent.iter()
-                .filter(|p| p.flags.contains(Flags::RETX))
-                .count(),
-            1
-        );
-        assert_eq!(r.h.counters.reductions, 1);
-        assert_eq!(r.h.counters.timeouts, 0);
-    }
-
-    #[test]
-    fn partial_ack_retransmits_the_next_hole_and_full_ack_exits_recovery() {
-        let mut r = Rig::new(TcpConfig::default(), 10, None, None);
-        r.start();
-        r.h.now = ms(100);
-        // Segments 0 and 5 lost: eight duplicate ACKs of 0.
-        for _ in 0..8 {
-            r.ack(0);
-        }
-        assert_eq!(r.s.cwnd(), 13_000);
-        assert_eq!(r.s.snd_nxt(), 13_000);
-        let before = r.h.deadline;
-        r.h.now = ms(150);
-        // The retransmitted 0 fills the first hole: partial ACK of 5000 (< recover 10000).
-        let out = r.ack(5000);
-        assert!(r.s.in_recovery());
-        assert_eq!(seqs(&out), [5000, 13_000]);
-        assert!(out[0].flags.contains(Flags::RETX) && !out[1].flags.contains(Flags::RETX));
-        // Deflate by 5000, add back one MSS: 5000 + (8000 - 5000 + 1000) = 9000.
-        assert_eq!(r.s.cwnd(), 9000);
-        // The first partial ACK resets the timer.
-        assert_ne!(r.h.deadline, before);
-        // Everything up to 13000 arrived: a full ACK (>= recover).
-        r.h.now = ms(200);
-        let out = r.ack(13_000);
-        assert!(!r.s.in_recovery());
-        assert_eq!(r.s.cwnd(), 5000);
-        // Flight 14000 - 13000 = 1000: four more segments fit in 5000.
-        assert_eq!(seqs(&out), [14_000, 15_000, 16_000, 17_000]);
-        assert_eq!(r.h.counters.reductions, 1);
-    }
-
-    #[test]
-    fn duplicate_acks_below_recover_do_not_start_a_second_recovery() {
-        let mut r = Rig::new(TcpConfig::default(), 10, None, None);
-        r.start();
-        r.h.now = ms(100);
-        for _ in 0..3 {
-            r.ack(0);
-        }
-        r.ack(10_000); // full ACK, exits
-        let ss = r.s.ssthresh();
-        let una = r.s.snd_una();
-        for _ in 0..3 {
-            r.ack(una);
-        }
-        // recover = 10000 <= snd_una: a new loss episode is allowed.
-        assert!(r.s.in_recovery());
-        assert_eq!(r.h.counters.reductions, 2);
-        assert!(r.s.ssthresh() < ss);
-    }
-
-    #[test]
-    fn ece_reduces_once_per_window_and_sets_cwr_on_the_next_new_packet() {
-        let cfg = TcpConfig {
-            ecn: true,
-            ..TcpConfig::default()
-        };
-        let mut r = Rig::new(cfg, 10, None, None);
-        let out = r.start();
-        assert!(out.iter().all(|p| p.ecn == Ecn::Ect));
-        r.h.now = ms(100);
-        let mut sent = Vec::new();
-        for a in 1..=10 {
-            sent.extend(r.ack_with(a * MSS, SimTime::ZERO, Flags::ECE));
-            if a == 1 {
-                assert_eq!(r.s.ssthresh(), Some(5000));
-                assert_eq!(r.s.cwnd(), 5000);
-            }
-        }
-        assert_eq!(r.h.counters.reductions, 1);
-        // New data resumes once the flight falls below cwnd; only the first has CWR.
-        assert!(!sent.is_empty());
-        assert_eq!(sent[0].seq, 10_000);
-        assert!(sent[0].flags.contains(Flags::CWR));
-        assert!(sent[1..].iter().all(|p| !p.flags.contains(Flags::CWR)));
-        // An ECE acknowledging data sent after the reduction is a new signal.
-        r.h.now = ms(200);
-        r.ack_with(11_000, SimTime::ZERO, Flags::ECE);
-        assert_eq!(r.h.counters.reductions, 2);
-    }
-
-    #[test]
-    fn ece_is_ignored_during_loss_recovery() {
-        let cfg = TcpConfig {
-            ecn: true,
-            ..TcpConfig::default()
-        };
-        let mut r = Rig::new(cfg, 10, None, None);
-        r.start();
-        for _ in 0..3 {
-            r.ack(0);
-        }
-        for _ in 0..3 {
-            r.ack_with(0, SimTime::ZERO, Flags::ECE);
-        }
-        r.ack_with(5000, SimTime::ZERO, Flags::ECE);
-        assert!(r.s.in_recovery());
-        assert_eq!(r.h.counters.reductions, 1);
-        assert_eq!(r.s.ssthresh(), Some(5000));
-    }
-
-    #[test]
-    fn rto_fires_backs_off_to_max_rto_and_goes_back_n() {
-        let cfg = TcpConfig {
-            ecn: true,
-            max_rto: SimDuration::from_secs(3),
-            ..retx_cfg()
-        };
-        let mut r = Rig::new(cfg, 4, None, None);
-        r.start();
-        assert_eq!(r.h.deadline, Some(ms(1000)));
-        let out = r.fire();
-        assert_eq!(r.h.now, ms(1000));
-        assert_eq!(seqs(&out), [0]);
-        assert!(out[0].flags.contains(Flags::RETX) && out[0].ecn == Ecn::NotEct);
-        assert_eq!(r.s.cwnd(), 1000);
-        assert_eq!(r.s.ssthresh(), Some(2000));
-        assert_eq!(r.h.counters.timeouts, 1);
-        assert_eq!(r.h.counters.reductions, 0);
-        // Backoff: 2 x 1 s, then 4 s capped at max_rto = 3 s.
-        assert_eq!(r.h.deadline, Some(ms(3000)));
-        let out = r.fire();
-        assert_eq!(seqs(&out), [0]);
-        assert_eq!(r.h.deadline, Some(ms(6000)));
-        assert_eq!(r.s.rtt().rto(), SimDuration::from_secs(3));
-        // ssthresh is held on a repeated timeout of the same data.
-        assert_eq!(r.s.ssthresh(), Some(2000));
-        r.fire();
-        assert_eq!(r.h.deadline, Some(ms(9000)));
-        assert_eq!(r.h.counters.timeouts, 3);
-        // The retransmission sent at 6 s is acked at 6.1 s: R = 100 ms resets the backoff.
-        r.h.now = ms(6100);
-        let out = r.ack_with(1000, ms(6000), Flags::NONE);
-        assert_eq!(r.s.rtt().rto(), SimDuration::from_millis(300));
-        assert_eq!(r.h.deadline, Some(ms(6400)));
-        // Go-back-N: slow start from 1 MSS resends 1000 and 2000 (below snd_max).
-        assert_eq!(r.s.cwnd(), 2000);
-        assert_eq!(seqs(&out), [1000, 2000]);
-        assert!(out
-            .iter()
-            .all(|p| p.flags.contains(Flags::RETX) && p.ecn == Ecn::NotEct));
-        // The receiver had 3000..4000: its ACK jumps to 4000; new data follows with CWR.
-        let out = r.ack_with(4000, ms(6000), Flags::NONE);
-        assert_eq!(seqs(&out), [4000, 5000, 6000]);
-        assert!(out[0].flags.contains(Flags::CWR) && out[0].ecn == Ecn::Ect);
-        assert!(!out[0].flags.contains(Flags::RETX));
-    }
-
-    #[test]
-    fn finite_flow_finishes_exactly_when_the_last_byte_is_acked() {
-        let mut r = Rig::new(TcpConfig::default(), 4, None, Some(3500));
-        let out = r.start();
-        assert_eq!(seqs(&out), [0, 1000, 2000, 3000]);
-        assert_eq!(out[3].size, 500);
-        assert!(out[3].flags.contains(Flags::FIN));
-        assert!(out[..3].iter().all(|p| !p.flags.contains(Flags::FIN)));
-        r.h.now = ms(100);
-        for a in [1000, 2000, 3000] {
-            assert!(r.ack(a).is_empty());
-            assert_eq!(r.h.finished, None);
-        }
-        r.h.now = ms(101);
-        r.ack(3500);
-        assert_eq!(r.h.finished, Some(ms(101)));
-        assert_eq!(r.h.deadline, None);
-        assert!(r.ack(3500).is_empty());
-        assert!(r.call(|s, c| s.on_timer(c)).is_empty());
-    }
-
-    #[test]
-    fn stop_ends_new_data_but_not_retransmissions() {
-        let mut r = Rig::new(retx_cfg(), 4, None, None);
-        r.start();
-        r.call(|s, c| s.on_stop(c));
-        r.h.now = ms(100);
-        assert!(r.ack(1000).is_empty());
-        let out = r.fire();
-        assert_eq!(seqs(&out), [1000]);
-        r.h.now += SimDuration::from_millis(100);
-        assert_eq!(seqs(&r.ack(3000)), [3000]);
-        r.ack(4000);
-        assert_eq!(r.h.deadline, None);
-        assert_eq!(r.h.finished, None);
-    }
-
-    #[test]
-    fn receive_window_caps_the_flight() {
-        let cfg = TcpConfig {
-            rwnd_pkts: Some(2),
-            ..TcpConfig::default()
-        };
-        let mut r = Rig::new(cfg, 4, None, None);
-        assert_eq!(r.start().len(), 2);
-        let p = r.s.probe();
-        assert_eq!(p.window, Some(4000.0));
-        assert_eq!(p.srtt, None);
-    }
-
-    #[test]
-    fn bad_transport_parameters_are_rejected_with_their_key() {
-        let cc = || -> Box<dyn Controller> {
-            Box::new(NewReno::new(&NewRenoConfig::default(), 1000).unwrap())
-        };
-        let e = WindowSender::new(&TcpConfig::default(), cc(), 0, None)
-            .err()
-            .unwrap();
-        assert_eq!(e.key, "mss");
-        let e = WindowSender::new(&TcpConfig::default(), cc(), 1000, Some(0))
-            .err()
-            .unwrap();
-        assert_eq!(e.key, "size");
-        let bad = TcpConfig {
-            dupack_threshold: 0,
-            ..TcpConfig::default()
-        };
-        let e = WindowSender::new(&bad, cc(), 1000, None).err().unwrap();
-        assert_eq!(e.key, "dupack_threshold");
-    }
-}
+mod tests;

@@ -1,0 +1,176 @@
+//! `netsim reproduce DIR`: run every scenario of a paper's folder that has
+//! `[[expect]]` reference values and print one table of experiment, quantity,
+//! paper value, netsim mean ± CI and verdict.
+//!
+//! Each scenario file says how long it takes in a header comment line,
+//! `# reproduce: fast` (seconds: run in CI) or `# reproduce: slow` (on demand);
+//! `--fast` runs only the fast ones. A scenario with a `[sweep]` contributes its
+//! base values, as `netsim run` does (its curve is `netsim sweep`'s job).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use crate::{expect, read_scenario, runner, say};
+
+/// Options of `netsim reproduce`.
+pub struct ReproduceOpts {
+    /// The folder of scenario files.
+    pub dir: PathBuf,
+    /// Run only the scenarios marked `# reproduce: fast`.
+    pub fast: bool,
+    /// Worker threads (0 = one per core).
+    pub threads: usize,
+    /// Override every scenario's replication count.
+    pub replications: Option<u32>,
+    /// Also write the table to this file.
+    pub out: Option<PathBuf>,
+}
+
+/// The runtime class a scenario file declares.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Class {
+    /// Seconds: part of the CI subset.
+    Fast,
+    /// Minutes: on demand.
+    Slow,
+}
+
+/// The class declared by a `# reproduce: fast|slow` comment line, if any.
+pub fn declared_class(text: &str) -> Result<Option<Class>, String> {
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim().strip_prefix('#') else {
+            continue;
+        };
+        let Some(value) = rest.trim().strip_prefix("reproduce:") else {
+            continue;
+        };
+        return match value.trim() {
+            "fast" => Ok(Some(Class::Fast)),
+            "slow" => Ok(Some(Class::Slow)),
+            other => Err(format!(
+                "line {}: `# reproduce: {other}`: expected `fast` or `slow`",
+                i + 1
+            )),
+        };
+    }
+    Ok(None)
+}
+
+/// The `.toml` files of `dir`, sorted by name.
+fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry
+            .map_err(|e| format!("cannot read {}: {e}", dir.display()))?
+            .path();
+        if path.extension().is_some_and(|x| x == "toml") && path.is_file() {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Run the paper's expectations and print the table.
+pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
+    if o.replications == Some(0) {
+        return Err("--replications must be >= 1".into());
+    }
+    let files = scenario_files(&o.dir)?;
+    // Parse everything first: a broken file fails the command before any run.
+    let mut selected = Vec::new();
+    for path in &files {
+        let (text, stem) = read_scenario(path)?;
+        let class = declared_class(&text)
+            .map_err(|e| format!("{}: {e}", path.display()))?
+            .unwrap_or(Class::Slow);
+        let mut resolved = topology::Resolved::parse(&text, stem)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if resolved.scenario.expect.is_empty() || (o.fast && class != Class::Fast) {
+            continue;
+        }
+        if let Some(r) = o.replications {
+            resolved.scenario.run.replications = r;
+        }
+        selected.push((path.clone(), resolved));
+    }
+    if selected.is_empty() {
+        return Err(format!(
+            "no scenario with [[expect]] entries{} in {}",
+            if o.fast {
+                " marked `# reproduce: fast`"
+            } else {
+                ""
+            },
+            o.dir.display()
+        ));
+    }
+    let t0 = Instant::now();
+    let mut results = Vec::new();
+    for (i, (path, resolved)) in selected.iter().enumerate() {
+        let t = Instant::now();
+        let (set, _) = runner::run_set(resolved, o.threads, false)?;
+        let verdicts = expect::evaluate(
+            &resolved.scenario.expect,
+            &runner::per_replication_metrics(&set),
+        );
+        let passed = verdicts.iter().filter(|v| v.pass).count();
+        eprintln!(
+            "[{}/{}] {}: {passed}/{} reference values ({:.1} s)",
+            i + 1,
+            selected.len(),
+            path.display(),
+            verdicts.len(),
+            t.elapsed().as_secs_f64()
+        );
+        results.push((resolved.name.clone(), verdicts));
+    }
+    let sets: Vec<(String, &[expect::Verdict])> = results
+        .iter()
+        .map(|(n, v)| (n.clone(), v.as_slice()))
+        .collect();
+    let total: usize = results.iter().map(|(_, v)| v.len()).sum();
+    let missed: usize = results
+        .iter()
+        .map(|(_, v)| v.iter().filter(|x| !x.pass).count())
+        .sum();
+    let mut table = expect::render(&sets);
+    table.push_str(&format!(
+        "\n{} of {total} reference values reproduced, {missed} missed ({} scenarios, {:.0} s)\n",
+        total - missed,
+        results.len(),
+        t0.elapsed().as_secs_f64()
+    ));
+    if let Some(out) = &o.out {
+        analysis::write_atomic(out, table.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    say(&table);
+    Ok(if missed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_class_comes_from_the_first_reproduce_comment() {
+        assert_eq!(
+            declared_class("# E7\n# reproduce: fast\nname = \"x\"").unwrap(),
+            Some(Class::Fast)
+        );
+        assert_eq!(
+            declared_class("  #reproduce:   slow  ").unwrap(),
+            Some(Class::Slow)
+        );
+        assert_eq!(declared_class("name = \"x\"").unwrap(), None);
+        let e = declared_class("\n# reproduce: quick").unwrap_err();
+        assert!(e.starts_with("line 2:"), "{e}");
+    }
+}
