@@ -46,7 +46,8 @@ pub mod units;
 
 pub use config::{check_range, ParamError};
 pub use endpoint::{
-    AckInfo, Congestion, Controller, EcnFeedback, Endpoint, EndpointCtx, FlowCounters, Harness, Probe,
+    AckInfo, Congestion, Controller, EcnFeedback, Endpoint, EndpointCtx, FlowCounters, Harness,
+    Probe,
 };
 pub use event::{Event, EventQueue, TimerSlot};
 pub use ids::{EndpointId, FlowId, GroupId, LinkId, NodeId, RouteId};

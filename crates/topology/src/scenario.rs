@@ -238,11 +238,11 @@ impl LinkConfig {
 pub enum Preset {
     /// N sender hosts `s0..` on access links into router `r1`; `r1 -> r2` is the
     /// bottleneck; `r2` reaches receiver hosts `d0..` on egress links.
-    Dumbbell(DumbbellConfig),
+    Dumbbell(Box<DumbbellConfig>),
     /// A chain of routers `r0 -> r1 -> ... -> rK`; hosts `src`/`dst` for the long
     /// flows at both ends; cross-traffic hosts `cs{j}` (at `r{j-1}`) and `cd{j}`
     /// (at `r{j}`) for each link j = 1..K.
-    ParkingLot(ParkingLotConfig),
+    ParkingLot(Box<ParkingLotConfig>),
 }
 
 /// The dumbbell preset.

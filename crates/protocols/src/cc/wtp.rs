@@ -312,7 +312,10 @@ mod tests {
         // Fig. 6: the 300 ms flows pay 1.5 times more per RTT at RTT_ref = 200 ms.
         let c = wtp("weight = 2.0\nrtt_compensation = { rtt = \"300ms\", rtt_ref = \"200ms\" }");
         let (w_inc, w_dec) = c.weights();
-        assert!((w_inc - 3.0).abs() < 1e-12 && w_dec == 1.0, "{w_inc} {w_dec}");
+        assert!(
+            (w_inc - 3.0).abs() < 1e-12 && w_dec == 1.0,
+            "{w_inc} {w_dec}"
+        );
     }
 
     #[test]

@@ -2,14 +2,22 @@
 //!
 //! Registration is this config enum: a new algorithm is one file plus one arm.
 
-use serde::{Deserialize, Serialize};
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sim_core::{BufferLimit, LinkAlgorithm, ParamError, Rate, SimDuration};
 
 pub mod droptail;
+pub mod load_based;
+pub mod red;
 pub mod threshold;
+pub mod virtual_queue;
 
 pub use droptail::DropTail;
+pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset};
+pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
+pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
 
 /// What an algorithm may know about its link when it is built.
 #[derive(Copy, Clone, Debug)]
@@ -30,6 +38,12 @@ pub enum LinkAlgoConfig {
     DropTail {},
     /// Mark ECN-capable packets (drop the others) while the queue exceeds K.
     Threshold(ThresholdMarkerConfig),
+    /// RED on the EWMA average queue (ns-2 `REDQueue` semantics, gentle by default).
+    Red(RedConfig),
+    /// Virtual queue of size theta*B served at theta*C; marks its busy period.
+    VirtualQueue(VirtualQueueConfig),
+    /// Load-based marking: probability piecewise linear in the measured utilisation.
+    LoadBased(LoadBasedConfig),
 }
 
 // A struct variant (`DropTail {}`), not a unit variant, so that serde rejects
@@ -46,6 +60,9 @@ impl LinkAlgoConfig {
         match self {
             LinkAlgoConfig::DropTail {} => "drop_tail",
             LinkAlgoConfig::Threshold(_) => "threshold",
+            LinkAlgoConfig::Red(_) => "red",
+            LinkAlgoConfig::VirtualQueue(_) => "virtual_queue",
+            LinkAlgoConfig::LoadBased(_) => "load_based",
         }
     }
 
@@ -54,6 +71,139 @@ impl LinkAlgoConfig {
         Ok(match self {
             LinkAlgoConfig::DropTail {} => Box::new(DropTail),
             LinkAlgoConfig::Threshold(c) => Box::new(ThresholdMarker::new(c, ctx)?),
+            LinkAlgoConfig::Red(c) => Box::new(Red::new(c, ctx)?),
+            LinkAlgoConfig::VirtualQueue(c) => Box::new(VirtualQueue::new(c, ctx)?),
+            LinkAlgoConfig::LoadBased(c) => Box::new(LoadBased::new(c, ctx)?),
         })
+    }
+}
+
+/// A queue size inside a link algorithm's parameters, written like a link
+/// buffer: `"30pkt"` (packets) or a byte size such as `"30KB"` or `"1500B"`.
+/// Unlike a link buffer it is never `"unlimited"` (omit the key instead).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum QueueSize {
+    /// This many packets (>= 1).
+    Packets(u32),
+    /// This many bytes (>= 1).
+    Bytes(u64),
+}
+
+impl QueueSize {
+    /// Parse `"30pkt"`, `"30pkts"`, `"64KB"`, `"1500B"`.
+    pub fn parse(s: &str) -> Result<QueueSize, String> {
+        let t = s.trim();
+        let allowed = "expected \"<n>pkt\" (packets) or a byte size such as \"64KB\"";
+        if t == "unlimited" {
+            return Err(format!(
+                "`{s}` is not allowed here; omit the key for no limit ({allowed})"
+            ));
+        }
+        if let Some(n) = t.strip_suffix("pkts").or_else(|| t.strip_suffix("pkt")) {
+            let n: u32 = n
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{s}` is not a queue size; {allowed}"))?;
+            if n == 0 {
+                return Err(format!("queue size `{s}` is zero; must be >= 1 packet"));
+            }
+            return Ok(QueueSize::Packets(n));
+        }
+        let b = sim_core::parse_bytes(t).map_err(|e| format!("{e}; {allowed}"))?;
+        if b.get() == 0 {
+            return Err(format!("queue size `{s}` is zero; must be >= 1 byte"));
+        }
+        Ok(QueueSize::Bytes(b.get()))
+    }
+
+    /// The size in bytes, counting `pkt_size` bytes per packet for a size in packets.
+    pub fn as_bytes(self, pkt_size: u64) -> f64 {
+        match self {
+            QueueSize::Packets(n) => f64::from(n) * pkt_size as f64,
+            QueueSize::Bytes(b) => b as f64,
+        }
+    }
+
+    /// Whether a queue holding `pkts` packets and `bytes` bytes is at or above
+    /// this size (packets compared with packets, bytes with bytes).
+    #[inline]
+    pub fn reached_by(self, pkts: u32, bytes: u64) -> bool {
+        match self {
+            QueueSize::Packets(n) => pkts >= n,
+            QueueSize::Bytes(b) => bytes >= b,
+        }
+    }
+}
+
+impl fmt::Display for QueueSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueueSize::Packets(n) => write!(f, "{n}pkt"),
+            QueueSize::Bytes(b) => write!(f, "{b}B"),
+        }
+    }
+}
+
+impl Serialize for QueueSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for QueueSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = QueueSize;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a queue size string such as \"30pkt\" or \"30KB\"")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<QueueSize, E> {
+                QueueSize::parse(v).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_sizes_parse_packets_and_bytes_and_reject_zero_and_unlimited() {
+        assert_eq!(QueueSize::parse("30pkt"), Ok(QueueSize::Packets(30)));
+        assert_eq!(QueueSize::parse(" 7 pkts"), Ok(QueueSize::Packets(7)));
+        assert_eq!(QueueSize::parse("30KB"), Ok(QueueSize::Bytes(30_000)));
+        assert_eq!(QueueSize::parse("1500B"), Ok(QueueSize::Bytes(1500)));
+        for bad in ["0pkt", "0B", "unlimited", "30", "x pkt", "-3pkt"] {
+            assert!(QueueSize::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn queue_sizes_round_trip_through_their_string_form() {
+        for q in [QueueSize::Packets(30), QueueSize::Bytes(45_000)] {
+            assert_eq!(QueueSize::parse(&q.to_string()), Ok(q));
+        }
+    }
+
+    #[test]
+    fn every_marker_kind_round_trips_through_toml() {
+        let src = [
+            r#"kind = "red"
+preset = "A"
+limit = "30pkt""#,
+            r#"kind = "virtual_queue"
+theta = 0.95
+buffer = "30pkt""#,
+            r#"kind = "load_based"
+preset = "B""#,
+        ];
+        for s in src {
+            let c: LinkAlgoConfig = toml::from_str(s).unwrap();
+            let back: LinkAlgoConfig = toml::from_str(&toml::to_string(&c).unwrap()).unwrap();
+            assert_eq!(c, back, "{s}");
+        }
     }
 }

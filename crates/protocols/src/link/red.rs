@@ -1,0 +1,775 @@
+//! RED (Random Early Detection) with the gentle variant, marking or dropping.
+//!
+//! Provenance:
+//! - [PAPER] seed 001 (WTP/MulTCP), Sec. 4.1; spec `seed-001-wtp-multcp.md` §2.7:
+//!   probability piecewise linear in the EWMA average queue `avg` (weight `w_q`):
+//!   0 below `min_th`, linear 0..`max_p` on [`min_th`, `max_th`), and with the
+//!   gentle variant linear `max_p`..1 on [`max_th`, 2 `max_th`). The paper marks
+//!   instead of dropping above `max_th`, above 2 `max_th` and when the buffer limit
+//!   is exceeded (`mode = "mark"` with `limit`, the physical buffer set large).
+//! - Parameter presets (spec §2.7 table): A = (5, 15, 0.1, 0.002), the ns-2
+//!   defaults; B = (2, 6, 0.1, 0.02); C = (3, 9, 0.95, 0.002); all in packets.
+//! - [EXTERNAL] ns-2 `REDQueue::enque` (red.cc): the average is updated on arrivals
+//!   only, with the queue found by the arriving packet (itself excluded); after an
+//!   idle period it first decays `m = floor(ptc * idle_time)` times, with
+//!   `ptc = C_bits / (8 * mean_pktsize)` and ns-2's default `mean_pktsize_ = 500`
+//!   (spec §7.10); the `qlen > 1` guard; the `old` flag (no mark on the first
+//!   packet after `avg` crosses `min_th`); `count` incremented on every arrival
+//!   and reset to 0 by every early or forced decision; `modify_p` with `wait_ =
+//!   true` (default), `false` (`count = "classic"`); byte mode (`queue-in-bytes_`):
+//!   `count` is `floor(count_bytes / mean_pktsize)` and the probability is scaled
+//!   by `size / mean_pktsize`; the forced region is `avg >= 2 max_th` (gentle) or
+//!   `avg >= max_th` (not gentle); the limit rule is `qlen >= qlim`.
+//! - [EXTERNAL] ns-2 marks when `u <= p` for `u` uniform in [0, 1).
+//! - INFERRED: idle means an empty queue and an idle serializer at the arrival
+//!   (`backlog_pkts == 0 && busy_until <= now`), and the idle period began when the
+//!   serializer finished (`busy_until`): ns-2 records `idletime_` in `deque()` when
+//!   it finds the queue empty, which is when the link finished sending. The decay
+//!   is applied once per idle period (ns-2 clears `idle_` at the first arrival).
+//!   `m` is computed exactly in integers and applied with `powi`, not ns-2's loop
+//!   of multiplications (differences in the last bits only).
+//! - INFERRED: `count = "none"` (spec §2.7's "simplest faithful alternative") uses
+//!   `p_b` unmodified but keeps the `qlen > 1` guard and the `old` flag.
+//! - INFERRED: no random number is drawn when the probability is 0 or >= 1
+//!   (the outcome is then certain; ns-2 draws anyway).
+//! - INFERRED: with `bytes = true` the thresholds are given in bytes (ns-2 takes
+//!   them in packets and multiplies by `mean_pktsize`); `limit` compares packets
+//!   with packets or bytes with bytes, whatever `bytes` says.
+
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use sim_core::{
+    check_range, Bytes, LazyRng, LinkAlgorithm, LinkView, Packet, ParamError, Reason, SimTime,
+    Verdict, PS_PER_SEC,
+};
+
+use super::{LinkBuildCtx, QueueSize};
+
+/// The parameter sets of seed 001 (spec §2.7 table).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RedPreset {
+    /// RED-A, the ns-2 defaults: `min_th` 5, `max_th` 15, `max_p` 0.1, `w_q` 0.002.
+    #[serde(rename = "A", alias = "a")]
+    A,
+    /// RED-B ("arbitrary"): `min_th` 2, `max_th` 6, `max_p` 0.1, `w_q` 0.02.
+    #[serde(rename = "B", alias = "b")]
+    B,
+    /// RED-C ("tuned"): `min_th` 3, `max_th` 9, `max_p` 0.95, `w_q` 0.002.
+    #[serde(rename = "C", alias = "c")]
+    C,
+}
+
+impl RedPreset {
+    /// `(min_th, max_th, max_p, w_q)` of the preset (thresholds in packets).
+    pub fn values(self) -> (f64, f64, f64, f64) {
+        match self {
+            RedPreset::A => (5.0, 15.0, 0.1, 0.002),
+            RedPreset::B => (2.0, 6.0, 0.1, 0.02),
+            RedPreset::C => (3.0, 9.0, 0.95, 0.002),
+        }
+    }
+}
+
+/// What RED does to a packet it selects.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedMode {
+    /// Set CE (the engine drops a non-ECN-capable packet instead). The paper's mode.
+    #[default]
+    Mark,
+    /// Drop.
+    Drop,
+}
+
+/// How the base probability is spread over the packets since the last mark.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RedCount {
+    /// ns-2 `wait_ = true`: 0 if `count*p < 1`, `p/(2 - count*p)` if `< 2`, else 1.
+    #[default]
+    Wait,
+    /// ns-2 `wait_ = false` (classic RED): `p/(1 - count*p)` if `count*p < 1`, else 1.
+    Classic,
+    /// Independent Bernoulli marking with the base probability `p_b`.
+    #[serde(rename = "none")]
+    Independent,
+}
+
+fn default_true() -> bool {
+    true
+}
+
+fn default_mean_pkt_size() -> Bytes {
+    // ns-2 REDQueue mean_pktsize_ default [EXTERNAL].
+    Bytes::new(500)
+}
+
+/// Parameters of RED as written in a scenario (`kind = "red"`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedConfig {
+    /// Parameter set supplying `min_th`, `max_th`, `max_p`, `w_q` (explicit keys override).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<RedPreset>,
+    /// Minimum threshold, packets (bytes if `bytes`), >= 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_th: Option<f64>,
+    /// Maximum threshold, packets (bytes if `bytes`), > `min_th`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_th: Option<f64>,
+    /// Probability at `max_th`, in (0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_p: Option<f64>,
+    /// EWMA weight of the average queue, in (0, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_q: Option<f64>,
+    /// Gentle variant (default true, as in the paper).
+    #[serde(default = "default_true")]
+    pub gentle: bool,
+    /// Mark (default) or drop the selected packets.
+    #[serde(default)]
+    pub mode: RedMode,
+    /// Select every packet that finds at least this instantaneous queue (none if absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<QueueSize>,
+    /// Measure the queue and thresholds in bytes (default false: packets).
+    #[serde(default)]
+    pub bytes: bool,
+    /// ns-2 `mean_pktsize_` for the idle decay and byte mode (default 500 B).
+    #[serde(default = "default_mean_pkt_size")]
+    pub mean_pkt_size: Bytes,
+    /// Count-based modification of the probability (default `"wait"`).
+    #[serde(default)]
+    pub count: RedCount,
+}
+
+impl RedConfig {
+    /// A preset with every other key at its default.
+    pub fn from_preset(preset: RedPreset) -> Self {
+        RedConfig {
+            preset: Some(preset),
+            min_th: None,
+            max_th: None,
+            max_p: None,
+            w_q: None,
+            gentle: true,
+            mode: RedMode::Mark,
+            limit: None,
+            bytes: false,
+            mean_pkt_size: default_mean_pkt_size(),
+            count: RedCount::Wait,
+        }
+    }
+}
+
+/// Derived constants, fixed at build time.
+#[derive(Copy, Clone, Debug)]
+struct RedParams {
+    min_th: f64,
+    max_th: f64,
+    max_p: f64,
+    w_q: f64,
+    gentle: bool,
+    /// `avg` at and above which every packet is selected (Reason::Forced).
+    forced_at: f64,
+    mode: RedMode,
+    count: RedCount,
+    limit: Option<QueueSize>,
+    bytes: bool,
+    mean_pkt_size: u64,
+    /// `ptc` as the fraction `capacity_bps / (8 * mean_pkt_size * 1e12)` per picosecond.
+    ptc_num: u128,
+    ptc_den: u128,
+}
+
+/// Run-time state (ns-2 `edv_`).
+#[derive(Copy, Clone, Debug, Default)]
+struct RedState {
+    avg: f64,
+    count: u64,
+    count_bytes: u64,
+    old: bool,
+    /// Start of the idle period whose decay has been applied.
+    decayed_idle: Option<SimTime>,
+}
+
+/// RED: configuration plus state.
+#[derive(Clone, Debug)]
+pub struct Red {
+    p: RedParams,
+    s: RedState,
+}
+
+fn require(v: Option<f64>, preset: Option<f64>, key: &str) -> Result<f64, ParamError> {
+    v.or(preset).ok_or_else(|| {
+        ParamError::new(
+            key,
+            format!("missing; give {key} or a preset (\"A\", \"B\" or \"C\")"),
+        )
+    })
+}
+
+fn check_prob(key: &str, x: f64) -> Result<(), ParamError> {
+    if x.is_finite() && x > 0.0 && x <= 1.0 {
+        Ok(())
+    } else {
+        Err(ParamError::new(key, format!("{x} must be in (0, 1]")))
+    }
+}
+
+/// ns-2 `modify_p` before byte scaling: `p` spread over `count` packets.
+fn modify(p: f64, count: f64, mode: RedCount) -> f64 {
+    let cp = count * p;
+    match mode {
+        RedCount::Wait => {
+            if cp < 1.0 {
+                0.0
+            } else if cp < 2.0 {
+                p / (2.0 - cp)
+            } else {
+                1.0
+            }
+        }
+        RedCount::Classic => {
+            if cp < 1.0 {
+                p / (1.0 - cp)
+            } else {
+                1.0
+            }
+        }
+        RedCount::Independent => p,
+    }
+}
+
+impl Red {
+    /// Validate and build.
+    pub fn new(cfg: &RedConfig, ctx: &LinkBuildCtx) -> Result<Self, ParamError> {
+        let pre = cfg.preset.map(RedPreset::values);
+        let min_th = require(cfg.min_th, pre.map(|v| v.0), "min_th")?;
+        let max_th = require(cfg.max_th, pre.map(|v| v.1), "max_th")?;
+        let max_p = require(cfg.max_p, pre.map(|v| v.2), "max_p")?;
+        let w_q = require(cfg.w_q, pre.map(|v| v.3), "w_q")?;
+        check_range("min_th", min_th, 0.0, f64::MAX)?;
+        if !(max_th.is_finite() && max_th > min_th) {
+            return Err(ParamError::new(
+                "max_th",
+                format!("{max_th} must be finite and > min_th ({min_th})"),
+            ));
+        }
+        check_prob("max_p", max_p)?;
+        check_prob("w_q", w_q)?;
+        let mean_pkt_size = cfg.mean_pkt_size.get();
+        if mean_pkt_size == 0 {
+            return Err(ParamError::new("mean_pkt_size", "must be >= 1 byte"));
+        }
+        let p = RedParams {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle: cfg.gentle,
+            forced_at: if cfg.gentle { 2.0 * max_th } else { max_th },
+            mode: cfg.mode,
+            count: cfg.count,
+            limit: cfg.limit,
+            bytes: cfg.bytes,
+            mean_pkt_size,
+            ptc_num: u128::from(ctx.capacity.bps()),
+            ptc_den: 8 * u128::from(mean_pkt_size) * u128::from(PS_PER_SEC),
+        };
+        Ok(Red {
+            p,
+            s: RedState::default(),
+        })
+    }
+
+    /// The average queue (packets, or bytes in byte mode).
+    pub fn avg(&self) -> f64 {
+        self.s.avg
+    }
+
+    /// Packets since the last selection (ns-2 `count`).
+    pub fn count(&self) -> u64 {
+        self.s.count
+    }
+
+    /// The base probability `p_b(avg)` before the count modification: 0 below
+    /// `min_th`, `max_p (avg - min_th)/(max_th - min_th)` below `max_th`, then
+    /// `max_p + (1 - max_p)(avg - max_th)/max_th` below `2 max_th` (gentle) and 1
+    /// beyond (1 from `max_th` on without gentle).
+    pub fn base_prob(&self, avg: f64) -> f64 {
+        let p = &self.p;
+        if avg < p.min_th {
+            0.0
+        } else if avg < p.max_th {
+            p.max_p * (avg - p.min_th) / (p.max_th - p.min_th)
+        } else if p.gentle && avg < 2.0 * p.max_th {
+            (p.max_p + (1.0 - p.max_p) * (avg - p.max_th) / p.max_th).min(1.0)
+        } else {
+            1.0
+        }
+    }
+
+    /// The probability used for an arriving packet of `size` bytes (ns-2
+    /// `calculate_p_new` followed by `modify_p`).
+    fn mark_prob(&self, size: u32) -> f64 {
+        let (p, s) = (&self.p, &self.s);
+        let pb = self.base_prob(s.avg);
+        let count = if p.bytes {
+            // ns-2: integer division count_bytes / mean_pktsize.
+            (s.count_bytes / p.mean_pkt_size) as f64
+        } else {
+            s.count as f64
+        };
+        let mut pa = modify(pb, count, p.count);
+        if p.bytes && pa < 1.0 {
+            pa = pa * f64::from(size) / p.mean_pkt_size as f64;
+        }
+        pa.min(1.0)
+    }
+
+    /// Update the average for an arrival that finds `q` (packets or bytes).
+    #[inline]
+    fn update_avg(&mut self, q: f64, view: &LinkView) {
+        let (p, s) = (&self.p, &mut self.s);
+        if view.backlog_pkts == 0
+            && view.busy_until <= view.now
+            && s.decayed_idle != Some(view.busy_until)
+        {
+            s.decayed_idle = Some(view.busy_until);
+            let idle_ps = u128::from(view.now.as_ps() - view.busy_until.as_ps());
+            let m = idle_ps * p.ptc_num / p.ptc_den;
+            if m > 0 {
+                let m = i32::try_from(m).unwrap_or(i32::MAX);
+                s.avg *= (1.0 - p.w_q).powi(m);
+            }
+        }
+        s.avg = (1.0 - p.w_q) * s.avg + p.w_q * q;
+    }
+}
+
+impl LinkAlgorithm for Red {
+    #[inline]
+    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
+        let q = if self.p.bytes {
+            view.backlog_bytes as f64
+        } else {
+            f64::from(view.backlog_pkts)
+        };
+        self.update_avg(q, view);
+        self.s.count += 1;
+        self.s.count_bytes += u64::from(pkt.size);
+        let mut reason = None;
+        if self.s.avg >= self.p.min_th && q > 1.0 {
+            if self.s.avg >= self.p.forced_at {
+                reason = Some(Reason::Forced);
+            } else if !self.s.old {
+                // First packet since avg crossed min_th (or the queue refilled).
+                self.s.old = true;
+                self.s.count = 1;
+                self.s.count_bytes = u64::from(pkt.size);
+            } else {
+                let pa = self.mark_prob(pkt.size);
+                if pa >= 1.0 || (pa > 0.0 && rng.get().random::<f64>() <= pa) {
+                    reason = Some(Reason::Early);
+                }
+            }
+        } else {
+            self.s.old = false;
+        }
+        if let Some(limit) = self.p.limit {
+            if limit.reached_by(view.backlog_pkts, view.backlog_bytes) {
+                reason = Some(Reason::Forced);
+            }
+        }
+        match reason {
+            None => Verdict::Enqueue,
+            Some(r) => {
+                self.s.count = 0;
+                self.s.count_bytes = 0;
+                match self.p.mode {
+                    RedMode::Mark => Verdict::Mark(r),
+                    RedMode::Drop => Verdict::Drop(r),
+                }
+            }
+        }
+    }
+
+    fn probe(&self) -> Option<(&'static str, f64)> {
+        Some(("red_avg", self.s.avg))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::LinkAlgoConfig;
+    use super::*;
+    use sim_core::*;
+
+    const C_BPS: u64 = 10_000_000;
+
+    fn ctx() -> LinkBuildCtx {
+        LinkBuildCtx {
+            capacity: Rate::from_bps(C_BPS),
+            delay: SimDuration::ZERO,
+            limit: BufferLimit::Unlimited,
+        }
+    }
+
+    /// A view at `now_s` seconds with `pkts` 1000-B packets queued; the serializer
+    /// is busy until `busy_s` seconds.
+    fn view(now_s: f64, pkts: u32, busy_s: f64) -> LinkView {
+        LinkView {
+            now: SimTime::from_secs_f64(now_s),
+            id: LinkId(0),
+            capacity: Rate::from_bps(C_BPS),
+            delay: SimDuration::ZERO,
+            backlog_pkts: pkts,
+            backlog_bytes: u64::from(pkts) * 1000,
+            limit: BufferLimit::Unlimited,
+            arrived_bytes: 0,
+            departed_bytes: 0,
+            dropped_bytes: 0,
+            busy_until: SimTime::from_secs_f64(busy_s),
+        }
+    }
+
+    fn pkt() -> Packet {
+        Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1000, SimTime::ZERO)
+    }
+
+    fn rng() -> LazyRng {
+        LazyRng::new(7, 0, StreamKind::LinkAlgorithm, 0)
+    }
+
+    fn red(cfg: &RedConfig) -> Red {
+        Red::new(cfg, &ctx()).unwrap()
+    }
+
+    fn parse(s: &str) -> Result<LinkAlgoConfig, toml::de::Error> {
+        toml::from_str(s)
+    }
+
+    fn build(s: &str) -> Result<Box<dyn LinkAlgorithm>, ParamError> {
+        parse(s).unwrap().build(&ctx())
+    }
+
+    #[test]
+    fn red_base_prob_follows_the_piecewise_linear_gentle_law_for_each_preset() {
+        // Spec §2.7 p_base: max_p (avg-min)/(max-min); max_p + (1-max_p)(avg-max)/max.
+        let cases = [
+            (RedPreset::A, 4.99, 0.0),
+            (RedPreset::A, 10.0, 0.1 * (10.0 - 5.0) / (15.0 - 5.0)),
+            (RedPreset::A, 15.0, 0.1),
+            (RedPreset::A, 20.0, 0.1 + 0.9 * (20.0 - 15.0) / 15.0),
+            (RedPreset::A, 30.0, 1.0),
+            (RedPreset::B, 4.0, 0.1 * (4.0 - 2.0) / (6.0 - 2.0)),
+            (RedPreset::B, 9.0, 0.1 + 0.9 * (9.0 - 6.0) / 6.0),
+            (RedPreset::C, 6.0, 0.95 * (6.0 - 3.0) / (9.0 - 3.0)),
+            (RedPreset::C, 12.0, 0.95 + 0.05 * (12.0 - 9.0) / 9.0),
+            (RedPreset::C, 18.0, 1.0),
+        ];
+        for (preset, avg, want) in cases {
+            let r = red(&RedConfig::from_preset(preset));
+            assert!(
+                (r.base_prob(avg) - want).abs() < 1e-12,
+                "{preset:?} p({avg}) = {} != {want}",
+                r.base_prob(avg)
+            );
+        }
+    }
+
+    #[test]
+    fn red_without_gentle_jumps_to_one_at_max_th() {
+        let mut cfg = RedConfig::from_preset(RedPreset::A);
+        cfg.gentle = false;
+        let r = red(&cfg);
+        assert!((r.base_prob(14.999) - 0.1 * 9.999 / 10.0).abs() < 1e-12);
+        assert_eq!(r.base_prob(15.0), 1.0);
+    }
+
+    #[test]
+    fn red_ewma_weights_each_arrival_sample_by_w_q() {
+        // ns-2 estimator: avg = (1 - w_q) avg + w_q q, on arrivals while busy.
+        let mut r = red(&RedConfig::from_preset(RedPreset::A));
+        let mut g = rng();
+        r.on_arrival(&pkt(), &view(1.0, 10, 2.0), &mut g);
+        let a1 = (1.0 - 0.002) * 0.0 + 0.002 * 10.0;
+        assert_eq!(r.avg(), a1);
+        r.on_arrival(&pkt(), &view(1.1, 20, 2.0), &mut g);
+        assert_eq!(r.avg(), (1.0 - 0.002) * a1 + 0.002 * 20.0);
+        assert_eq!(r.probe(), Some(("red_avg", r.avg())));
+    }
+
+    #[test]
+    fn red_decays_the_average_once_per_idle_period_by_floor_ptc_times_idle() {
+        // ptc = C/(8 mean_pktsize) = 1e7/(8*500) = 2500 pkt/s; idle 4.7 ms -> m = 11.
+        let mut r = red(&RedConfig::from_preset(RedPreset::A));
+        r.s.avg = 8.0;
+        let mut g = rng();
+        r.on_arrival(&pkt(), &view(1.0047, 0, 1.0), &mut g);
+        let m = (2500.0f64 * 0.0047).floor() as i32;
+        assert_eq!(m, 11);
+        let a1 = (1.0 - 0.002) * (8.0 * (1.0f64 - 0.002).powi(m)) + 0.002 * 0.0;
+        // Within 1e-14: `powi` may be folded at compile time in release builds,
+        // which can differ from the run-time call in the last bit.
+        assert!((r.avg() - a1).abs() < 1e-14, "{} vs {a1}", r.avg());
+        // A second arrival seeing the same idle period does not decay again.
+        r.on_arrival(&pkt(), &view(1.0047, 0, 1.0), &mut g);
+        assert!((r.avg() - (1.0 - 0.002) * a1).abs() < 1e-14);
+        // A new idle period (the serializer finished at 1.1 s) decays again:
+        // 0.9 ms -> m = floor(2500 * 0.0009) = 2.
+        r.on_arrival(&pkt(), &view(1.1009, 0, 1.1), &mut g);
+        let a3 = (1.0 - 0.002) * ((1.0 - 0.002) * a1 * (1.0f64 - 0.002).powi(2));
+        assert!((r.avg() - a3).abs() < 1e-15, "{} vs {a3}", r.avg());
+    }
+
+    #[test]
+    fn red_mean_pkt_size_sets_the_idle_decay_rate() {
+        // mean_pkt_size 1000 B: ptc = 1250 pkt/s; idle 4.7 ms -> m = 5.
+        let mut cfg = RedConfig::from_preset(RedPreset::A);
+        cfg.mean_pkt_size = Bytes::new(1000);
+        let mut r = red(&cfg);
+        r.s.avg = 8.0;
+        r.on_arrival(&pkt(), &view(1.0047, 0, 1.0), &mut rng());
+        let want = (1.0 - 0.002) * (8.0 * (1.0f64 - 0.002).powi(5));
+        assert!((r.avg() - want).abs() < 1e-14, "{} vs {want}", r.avg());
+    }
+
+    #[test]
+    fn red_marks_nothing_below_min_th_and_nothing_when_the_queue_holds_one_packet() {
+        let mut r = red(&RedConfig::from_preset(RedPreset::A));
+        let mut g = rng();
+        r.s.avg = 4.0;
+        r.s.old = true;
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 40, 2.0), &mut g),
+            Verdict::Enqueue
+        );
+        assert!(!r.s.old, "below min_th resets old");
+        // ns-2 qlen > 1 guard: even in the forced region, 1 queued packet -> no mark.
+        r.s.avg = 100.0;
+        r.s.old = true;
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 1, 2.0), &mut g),
+            Verdict::Enqueue
+        );
+        assert!(!r.s.old);
+    }
+
+    #[test]
+    fn red_first_packet_over_min_th_sets_old_and_is_not_marked() {
+        let mut r = red(&RedConfig::from_preset(RedPreset::C));
+        r.s.avg = 8.9;
+        r.s.count = 57;
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 9, 2.0), &mut rng()),
+            Verdict::Enqueue
+        );
+        assert!(r.s.old);
+        assert_eq!(r.count(), 1);
+    }
+
+    #[test]
+    fn red_wait_spreads_marks_so_none_comes_before_count_times_p_reaches_one() {
+        // A with avg = q = 10: p_b = 0.1 * 5/10 = 0.05. With wait, p_a = 0 while
+        // count*p_b < 1 (count < 20) and p_a = 1 once count*p_b >= 2 (count >= 40).
+        for seed in 0..20 {
+            let mut r = red(&RedConfig::from_preset(RedPreset::A));
+            let mut g = LazyRng::new(seed, 0, StreamKind::LinkAlgorithm, 0);
+            r.s.avg = 10.0;
+            r.s.old = true;
+            r.s.count = 0;
+            let mut first = None;
+            for i in 1..=60u64 {
+                let v = r.on_arrival(&pkt(), &view(1.0, 10, 2.0), &mut g);
+                if v != Verdict::Enqueue {
+                    assert_eq!(v, Verdict::Mark(Reason::Early));
+                    first = Some(i);
+                    break;
+                }
+            }
+            let first = first.expect("a mark by count 40");
+            assert!(
+                (20..=40).contains(&first),
+                "seed {seed}: first mark at {first}"
+            );
+            assert_eq!(r.count(), 0, "a mark resets count");
+        }
+    }
+
+    #[test]
+    fn red_modify_p_matches_ns2_for_wait_classic_and_none() {
+        // ns-2 modify_p: wait: 0 | p/(2-cp) | 1; classic: p/(1-cp) | 1.
+        let p = 0.05;
+        assert_eq!(modify(p, 10.0, RedCount::Wait), 0.0);
+        assert_eq!(modify(p, 30.0, RedCount::Wait), p / (2.0 - 30.0 * p));
+        assert_eq!(modify(p, 40.0, RedCount::Wait), 1.0);
+        assert_eq!(modify(p, 10.0, RedCount::Classic), p / (1.0 - 10.0 * p));
+        assert_eq!(modify(p, 20.0, RedCount::Classic), 1.0);
+        assert_eq!(modify(p, 1000.0, RedCount::Independent), p);
+    }
+
+    #[test]
+    fn red_byte_mode_counts_whole_mean_packets_and_scales_by_size() {
+        // Byte mode: count = floor(count_bytes/500); p_a *= size/500.
+        let mut cfg = RedConfig::from_preset(RedPreset::A);
+        cfg.bytes = true;
+        cfg.min_th = Some(5000.0);
+        cfg.max_th = Some(15000.0);
+        cfg.count = RedCount::Classic;
+        let mut r = red(&cfg);
+        r.s.avg = 10000.0;
+        r.s.count_bytes = 2999; // floor(2999/500) = 5
+        let pb = 0.1 * (10000.0 - 5000.0) / 10000.0;
+        let want = pb / (1.0 - 5.0 * pb) * 1000.0 / 500.0;
+        assert!((r.mark_prob(1000) - want).abs() < 1e-15);
+    }
+
+    #[test]
+    fn red_marks_every_packet_in_the_forced_region_and_resets_count() {
+        let mut r = red(&RedConfig::from_preset(RedPreset::A));
+        let mut g = rng();
+        r.s.avg = 2.0 * 15.0;
+        r.s.old = true;
+        r.s.count = 9;
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 40, 2.0), &mut g),
+            Verdict::Mark(Reason::Forced)
+        );
+        assert_eq!(r.count(), 0);
+        // Not gentle: forced from max_th on; mode drop drops.
+        let mut cfg = RedConfig::from_preset(RedPreset::A);
+        cfg.gentle = false;
+        cfg.mode = RedMode::Drop;
+        let mut r = red(&cfg);
+        r.s.avg = 15.0;
+        r.s.old = true;
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 40, 2.0), &mut g),
+            Verdict::Drop(Reason::Forced)
+        );
+    }
+
+    #[test]
+    fn red_marks_when_the_instantaneous_queue_reaches_the_limit() {
+        let mut cfg = RedConfig::from_preset(RedPreset::A);
+        cfg.limit = Some(QueueSize::Packets(30));
+        let mut r = red(&cfg);
+        let mut g = rng();
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 29, 2.0), &mut g),
+            Verdict::Enqueue
+        );
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 30, 2.0), &mut g),
+            Verdict::Mark(Reason::Forced)
+        );
+        assert_eq!(r.count(), 0);
+        // In bytes: 30 packets of 1000 B reach "30KB".
+        cfg.limit = Some(QueueSize::Bytes(30_000));
+        cfg.mode = RedMode::Drop;
+        let mut r = red(&cfg);
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 29, 2.0), &mut g),
+            Verdict::Enqueue
+        );
+        assert_eq!(
+            r.on_arrival(&pkt(), &view(1.0, 30, 2.0), &mut g),
+            Verdict::Drop(Reason::Forced)
+        );
+    }
+
+    #[test]
+    fn red_scenario_syntax_parses_with_presets_overrides_and_defaults() {
+        let c = parse(
+            r#"kind = "red"
+preset = "A"
+max_p = 0.2
+limit = "30pkt"
+mean_pkt_size = "1000B"
+count = "none""#,
+        )
+        .unwrap();
+        let LinkAlgoConfig::Red(cfg) = &c else {
+            panic!("{c:?}")
+        };
+        assert_eq!(c.name(), "red");
+        assert!(cfg.gentle && !cfg.bytes && cfg.mode == RedMode::Mark);
+        assert_eq!(cfg.limit, Some(QueueSize::Packets(30)));
+        assert_eq!(cfg.count, RedCount::Independent);
+        let r = red(cfg);
+        assert_eq!(
+            (r.p.min_th, r.p.max_th, r.p.max_p, r.p.w_q),
+            (5.0, 15.0, 0.2, 0.002)
+        );
+        assert_eq!(r.p.mean_pkt_size, 1000);
+        // Integers are accepted for the f64 thresholds; no preset needs all four.
+        let ok = r#"kind = "red"
+min_th = 3
+max_th = 9
+max_p = 0.95
+w_q = 0.002
+gentle = false
+mode = "drop"
+bytes = false
+count = "classic""#;
+        assert!(build(ok).is_ok());
+        assert_eq!(
+            RedConfig::from_preset(RedPreset::A).mean_pkt_size.get(),
+            500
+        );
+    }
+
+    #[test]
+    fn red_rejects_unknown_keys_and_bad_enums_when_parsing() {
+        for bad in [
+            "kind = \"red\"\npreset = \"A\"\nmaxp = 0.1",
+            "kind = \"red\"\npreset = \"D\"",
+            "kind = \"red\"\npreset = \"A\"\nmode = \"maybe\"",
+            "kind = \"red\"\npreset = \"A\"\ncount = \"sometimes\"",
+            "kind = \"red\"\npreset = \"A\"\nlimit = \"0pkt\"",
+            "kind = \"red\"\npreset = \"A\"\nlimit = 30",
+            "kind = \"red\"\npreset = \"A\"\nmean_pkt_size = \"big\"",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn red_names_the_missing_or_bad_parameter() {
+        let cases = [
+            (
+                "kind = \"red\"\nmax_th = 15\nmax_p = 0.1\nw_q = 0.002",
+                "min_th",
+            ),
+            (
+                "kind = \"red\"\nmin_th = 5\nmax_p = 0.1\nw_q = 0.002",
+                "max_th",
+            ),
+            (
+                "kind = \"red\"\nmin_th = 5\nmax_th = 15\nw_q = 0.002",
+                "max_p",
+            ),
+            (
+                "kind = \"red\"\nmin_th = 5\nmax_th = 15\nmax_p = 0.1",
+                "w_q",
+            ),
+            ("kind = \"red\"\npreset = \"A\"\nmax_p = 0", "max_p"),
+            ("kind = \"red\"\npreset = \"A\"\nmax_p = 1.5", "max_p"),
+            ("kind = \"red\"\npreset = \"A\"\nw_q = 0", "w_q"),
+            ("kind = \"red\"\npreset = \"A\"\nmin_th = -1", "min_th"),
+            ("kind = \"red\"\npreset = \"A\"\nmax_th = 5", "max_th"),
+            (
+                "kind = \"red\"\npreset = \"A\"\nmean_pkt_size = \"0B\"",
+                "mean_pkt_size",
+            ),
+        ];
+        for (src, key) in cases {
+            let e = build(src)
+                .err()
+                .unwrap_or_else(|| panic!("accepted: {src}"));
+            assert_eq!(e.key, key, "{src}: {e}");
+        }
+    }
+}

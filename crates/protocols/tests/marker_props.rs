@@ -1,0 +1,161 @@
+//! Property tests of the seed-001 markers: RED, virtual queue, load-based marking.
+
+use proptest::prelude::*;
+use protocols::link::{
+    lbm_prob, LinkBuildCtx, QueueSize, Red, RedConfig, RedPreset, VirtualQueue, VirtualQueueConfig,
+    VqVariant,
+};
+use sim_core::{
+    BufferLimit, Bytes, FlowId, LazyRng, LinkAlgorithm, LinkId, LinkView, Packet, PacketKind, Rate,
+    Reason, RouteId, SimDuration, SimTime, StreamKind, Verdict,
+};
+
+const C_BPS: u64 = 10_000_000;
+
+fn ctx() -> LinkBuildCtx {
+    LinkBuildCtx {
+        capacity: Rate::from_bps(C_BPS),
+        delay: SimDuration::ZERO,
+        limit: BufferLimit::Packets(30),
+    }
+}
+
+fn view(now: SimTime, pkts: u32, busy_until: SimTime) -> LinkView {
+    LinkView {
+        now,
+        id: LinkId(0),
+        capacity: Rate::from_bps(C_BPS),
+        delay: SimDuration::ZERO,
+        backlog_pkts: pkts,
+        backlog_bytes: u64::from(pkts) * 1000,
+        limit: BufferLimit::Unlimited,
+        arrived_bytes: 0,
+        departed_bytes: 0,
+        dropped_bytes: 0,
+        busy_until,
+    }
+}
+
+fn pkt(size: u32) -> Packet {
+    Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO)
+}
+
+fn preset() -> impl Strategy<Value = RedPreset> {
+    prop_oneof![Just(RedPreset::A), Just(RedPreset::B), Just(RedPreset::C)]
+}
+
+/// A RED config from a preset or from random valid parameters, gentle or not.
+fn red_config() -> impl Strategy<Value = RedConfig> {
+    let explicit = (
+        0.0..20.0f64,
+        0.5..40.0f64,
+        0.01..=1.0f64,
+        0.0001..=1.0f64,
+        any::<bool>(),
+    )
+        .prop_map(|(min_th, span, max_p, w_q, gentle)| {
+            let mut c = RedConfig::from_preset(RedPreset::A);
+            c.preset = None;
+            c.min_th = Some(min_th);
+            c.max_th = Some(min_th + span);
+            c.max_p = Some(max_p);
+            c.w_q = Some(w_q);
+            c.gentle = gentle;
+            c
+        });
+    prop_oneof![preset().prop_map(RedConfig::from_preset), explicit]
+}
+
+proptest! {
+    #[test]
+    fn red_probability_is_non_decreasing_in_the_average_queue(
+        cfg in red_config(),
+        a in 0.0..100.0f64,
+        b in 0.0..100.0f64,
+    ) {
+        let r = Red::new(&cfg, &ctx()).unwrap();
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        prop_assert!(r.base_prob(lo) <= r.base_prob(hi));
+        prop_assert!((0.0..=1.0).contains(&r.base_prob(lo)));
+    }
+
+    #[test]
+    fn red_probability_is_zero_below_min_th_and_one_from_twice_max_th(
+        p in preset(),
+        below in 0.0..1.0f64,
+        above in 0.0..100.0f64,
+    ) {
+        let r = Red::new(&RedConfig::from_preset(p), &ctx()).unwrap();
+        let (min_th, max_th, _, _) = p.values();
+        prop_assert_eq!(r.base_prob(below * min_th * 0.999_999), 0.0);
+        prop_assert_eq!(r.base_prob(2.0 * max_th), 1.0);
+        prop_assert_eq!(r.base_prob(2.0 * max_th + above), 1.0);
+    }
+
+    #[test]
+    fn red_average_stays_within_the_range_of_its_samples(
+        cfg in red_config(),
+        samples in proptest::collection::vec(0u32..200, 1..200),
+    ) {
+        // The serializer is busy throughout (busy_until > now): no idle decay.
+        // The average starts at 0, so 0 is one of the "samples".
+        let mut r = Red::new(&cfg, &ctx()).unwrap();
+        let mut rng = LazyRng::new(5, 0, StreamKind::LinkAlgorithm, 0);
+        let (mut lo, mut hi) = (0.0f64, 0.0f64);
+        for (i, &q) in samples.iter().enumerate() {
+            let now = SimTime::from_ps(1_000_000 * i as u64);
+            r.on_arrival(&pkt(1000), &view(now, q, SimTime::from_ps(u64::MAX / 2)), &mut rng);
+            lo = lo.min(f64::from(q));
+            hi = hi.max(f64::from(q));
+            let avg = r.avg();
+            prop_assert!(avg >= lo - 1e-9 * hi && avg <= hi * (1.0 + 1e-12), "{} not in [{}, {}]", avg, lo, hi);
+        }
+    }
+
+    #[test]
+    fn vq_never_marks_a_fitting_packet_outside_a_marking_period_and_never_goes_negative(
+        theta in 0.05..=1.0f64,
+        b_pkts in 1u32..60,
+        overflow_only in any::<bool>(),
+        arrivals in proptest::collection::vec((0u64..2_000_000_000, 40u32..1500), 1..300),
+    ) {
+        let cfg = VirtualQueueConfig {
+            theta,
+            buffer: Some(QueueSize::Packets(b_pkts)),
+            variant: if overflow_only { VqVariant::Overflow } else { VqVariant::BusyPeriod },
+            pkt_size: Bytes::new(1000),
+        };
+        let mut vq = VirtualQueue::new(&cfg, &ctx()).unwrap();
+        let mut rng = LazyRng::new(5, 0, StreamKind::LinkAlgorithm, 0);
+        let mut now = SimTime::ZERO;
+        for (gap_ps, size) in arrivals {
+            now = SimTime::from_ps(now.as_ps() + gap_ps);
+            let before = vq.backlog_at(now);
+            let in_period = vq.in_marking_period_at(now);
+            prop_assert!(before >= 0.0);
+            let fits = before + f64::from(size) <= vq.limit_bytes();
+            let v = vq.on_arrival(&pkt(size), &view(now, 0, SimTime::ZERO), &mut rng);
+            if fits && (!in_period || overflow_only) {
+                prop_assert_eq!(v, Verdict::Enqueue);
+            }
+            if !fits {
+                prop_assert_eq!(v, Verdict::Mark(Reason::Virtual));
+            }
+            let after = vq.backlog_at(now);
+            prop_assert!(after >= 0.0 && after <= vq.limit_bytes());
+        }
+    }
+
+    #[test]
+    fn lbm_probability_is_non_decreasing_in_the_measured_load(
+        rho0 in 0.0..1.5f64,
+        alpha in 0.001..100.0f64,
+        a in 0.0..3.0f64,
+        b in 0.0..3.0f64,
+    ) {
+        let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+        let (plo, phi) = (lbm_prob(lo, rho0, alpha), lbm_prob(hi, rho0, alpha));
+        prop_assert!(plo <= phi);
+        prop_assert!((0.0..=1.0).contains(&plo) && (0.0..=1.0).contains(&phi));
+    }
+}
