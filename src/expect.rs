@@ -162,16 +162,61 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
         out.push_str(line.join("  ").trim_end());
         out.push('\n');
     }
+    let notes: Vec<String> = sets
+        .iter()
+        .flat_map(|(s, vs)| vs.iter().map(move |v| (s, v)))
+        .filter_map(|(s, v)| {
+            let why = v.expect.deviation.as_ref()?;
+            Some(format!(
+                "  {} {s} {} {}: {why}\n",
+                verdict_word(v),
+                v.expect.subject,
+                v.expect.metric
+            ))
+        })
+        .collect();
+    if !notes.is_empty() {
+        out.push_str("\nKnown deviations (the scenario's `deviation` notes):\n");
+        out.extend(notes);
+    }
     out
 }
 
-/// `PASS` or `MISS`.
-pub fn verdict_word(v: &Verdict) -> &'static str {
-    if v.pass {
-        "PASS"
-    } else {
-        "MISS"
+impl Verdict {
+    /// A miss that no `deviation` note explains: what fails `--check` and
+    /// `netsim reproduce`.
+    pub fn failed(&self) -> bool {
+        !self.pass && self.expect.deviation.is_none()
     }
+}
+
+/// `PASS`, `MISS`, `DEVIATES` (a miss explained by the expectation's
+/// `deviation` note) or `PASS*` (a pass although a deviation is noted: the
+/// note needs re-examining).
+pub fn verdict_word(v: &Verdict) -> &'static str {
+    match (v.pass, v.expect.deviation.is_some()) {
+        (true, false) => "PASS",
+        (true, true) => "PASS*",
+        (false, true) => "DEVIATES",
+        (false, false) => "MISS",
+    }
+}
+
+/// The counts of a set of verdicts, as one sentence.
+pub fn tally(verdicts: &[&Verdict]) -> String {
+    let n = |w: &str| verdicts.iter().filter(|v| verdict_word(v) == w).count();
+    let (pass, stale, dev, miss) = (n("PASS"), n("PASS*"), n("DEVIATES"), n("MISS"));
+    let mut s = format!(
+        "{} of {} reference values reproduced, {miss} missed, {dev} known deviation(s)",
+        pass + stale,
+        verdicts.len()
+    );
+    if stale > 0 {
+        s.push_str(&format!(
+            ", {stale} noted as deviating but now passing (PASS*)"
+        ));
+    }
+    s
 }
 
 fn g(x: f64) -> String {
@@ -202,6 +247,7 @@ mod tests {
             abs_tolerance: None,
             ref_ci,
             source: "test".into(),
+            deviation: None,
         }
     }
 

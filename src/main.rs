@@ -378,9 +378,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         ));
         say(&summary);
     }
-    let missed = verdicts.iter().filter(|v| !v.pass).count();
+    let missed = verdicts.iter().filter(|v| v.failed()).count();
     if a.check && missed > 0 {
-        eprintln!("{missed} of {} reference values missed", verdicts.len());
+        eprintln!("{}", expect::tally(&verdicts.iter().collect::<Vec<_>>()));
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)

@@ -125,7 +125,9 @@ fn a_missed_expectation_fails_only_with_check() {
     assert!(run(&s, &out, &[]).status.success());
     let o = run(&s, &out, &["--check"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("1 of 1 reference values missed"));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("0 of 1 reference values reproduced, 1 missed")
+    );
 }
 
 #[test]

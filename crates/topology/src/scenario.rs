@@ -444,6 +444,14 @@ pub struct Expect {
     pub ref_ci: Option<f64>,
     /// Where the value comes from ("Table 1, seed 001").
     pub source: String,
+    /// A known, investigated deviation: why netsim does not reproduce this
+    /// value (the finding, or what was ruled out). A missed expectation with a
+    /// deviation is reported as `DEVIATES` with this text, not as `MISS`, and
+    /// does not fail `--check` or `netsim reproduce`; one that passes is
+    /// flagged so that the note is re-examined. The reference value and its
+    /// tolerance stay the paper's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<String>,
 }
 
 #[cfg(test)]

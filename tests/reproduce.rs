@@ -1,0 +1,142 @@
+//! `netsim reproduce`: the fast subset of every paper folder reproduces the
+//! paper's numbers (CI runs this; the slow rest runs on demand), and the command
+//! reports a miss with exit code 1 and a table row.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn netsim() -> Command {
+    Command::cargo_bin("netsim").unwrap()
+}
+
+#[test]
+fn the_fast_subset_of_seed_001_reproduces() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/papers/wtp-multcp");
+    let out = netsim()
+        .args(["reproduce", "--fast"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success(),
+        "netsim reproduce --fast failed:\n{stdout}\n{stderr}"
+    );
+    assert!(stdout.contains("PASS"), "{stdout}");
+    assert!(!stdout.contains("MISS"), "{stdout}");
+}
+
+/// A one-flow scenario with two expectations: a true one (`good` appended to
+/// it) and a deliberately wrong one (`bad` appended).
+fn tiny(good: &str, bad: &str) -> String {
+    format!(
+        r#"
+# reproduce: fast
+name = "tiny"
+[run]
+duration = "4s"
+warmup = "1s"
+replications = 2
+seed = 3
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ capacity = "5Mbps", delay = "10ms", buffer = "30pkt" }}
+access = {{ capacity = "50Mbps", delay = "1ms", buffer = "100pkt" }}
+[[flows]]
+name = "tcp"
+from = "s0"
+to = "d0"
+[[expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "utilisation"
+op = "at_least"
+value = 0.5
+source = "one NewReno flow fills a 5 Mb/s link"
+{good}
+[[expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "utilisation"
+op = "at_most"
+value = 0.1
+source = "deliberately wrong"
+{bad}
+"#
+    )
+}
+
+#[test]
+fn a_missed_reference_value_is_a_row_and_exit_code_1() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("tiny.toml"), tiny("", "")).unwrap();
+    // A slow file is skipped by --fast (it would fail to parse if it were run).
+    std::fs::write(
+        dir.path().join("slow.toml"),
+        "# reproduce: slow\nname = \"slow\"\n[run]\nduration = \"1s\"\n",
+    )
+    .unwrap();
+    let table = dir.path().join("table.txt");
+    let out = netsim()
+        .args(["reproduce", "--fast", "--out"])
+        .arg(&table)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("PASS") && stdout.contains("MISS"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("deliberately wrong"), "{stdout}");
+    assert!(stdout.contains("1 of 2 reference values reproduced, 1 missed"));
+    assert_eq!(std::fs::read_to_string(&table).unwrap(), stdout);
+}
+
+#[test]
+fn a_noted_deviation_is_reported_with_its_reason_and_does_not_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = tiny(
+        "deviation = \"stale note on a value that holds\"",
+        "deviation = \"the reference is wrong on purpose\"",
+    );
+    std::fs::write(dir.path().join("tiny.toml"), scenario).unwrap();
+    let out = netsim()
+        .args(["reproduce", "--fast"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("MISS"), "{stdout}");
+    // The miss is a DEVIATES row with its reason under the table; the note on
+    // the passing value is flagged PASS* for re-examination.
+    assert!(
+        stdout.contains("DEVIATES tiny r1->r2 utilisation: the reference is wrong on purpose"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("PASS* tiny r1->r2 utilisation: stale note"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("1 of 2 reference values reproduced, 0 missed, 1 known deviation(s), 1 noted as deviating but now passing"),
+        "{stdout}"
+    );
+    // `netsim run --check` agrees: a noted deviation does not fail the check.
+    let out = netsim()
+        .args(["run", "--check", "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(dir.path().join("tiny.toml"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
