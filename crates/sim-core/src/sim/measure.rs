@@ -1,0 +1,199 @@
+//! Measurement: the warm-up boundary, time-series sampling, the conservation
+//! identities and the end-of-run report (the `impl Simulator` part that is not
+//! on the per-packet path).
+
+use super::*;
+
+impl Simulator {
+    pub(super) fn on_warmup_end(&mut self, now: SimTime) {
+        self.measuring = true;
+        self.link_baselines = self.links.iter().map(LinkState::counters).collect();
+        for l in &mut self.links {
+            l.cold
+                .stats
+                .reset(now, l.queue.len() as u32, l.backlog_bytes);
+        }
+        for f in &mut self.flows {
+            f.baseline = f.counters;
+        }
+    }
+
+    pub(super) fn on_sample(&mut self, now: SimTime) {
+        let Some(iv) = self.cfg.sample_interval else {
+            return;
+        };
+        let t = now.as_secs_f64();
+        let sel = self.cfg.series;
+        let dt = iv.as_secs_f64();
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            if f.start > now || f.finished.is_some_and(|x| x < now) {
+                continue;
+            }
+            let subject = Subject::Flow(FlowId::from_index(i));
+            let probe = self.endpoints[f.sender.index()].ep.probe();
+            if sel.flow_window {
+                if let Some(w) = probe.window {
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "cwnd_bytes", w));
+                }
+            }
+            if sel.flow_rate {
+                if let Some(r) = probe.rate {
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "rate_bps", r));
+                }
+                let rx = f.counters.rx_bytes;
+                let thr = (rx - f.last_sample_rx) as f64 * 8.0 / dt;
+                f.last_sample_rx = rx;
+                if now > SimTime::ZERO {
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "throughput_bps", thr));
+                }
+            }
+            if sel.flow_rtt {
+                if let Some(r) = probe.srtt {
+                    self.series.push(SeriesPoint::new(t, subject, "srtt_s", r));
+                }
+            }
+        }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let subject = Subject::Link(LinkId::from_index(i));
+            if sel.link_queue {
+                self.series.push(SeriesPoint::new(
+                    t,
+                    subject,
+                    "queue_pkts",
+                    l.queue.len() as f64,
+                ));
+                self.series.push(SeriesPoint::new(
+                    t,
+                    subject,
+                    "queue_bytes",
+                    l.backlog_bytes as f64,
+                ));
+                if let Some((name, v)) = l.algo.probe() {
+                    self.series.push(SeriesPoint::new(t, subject, name, v));
+                }
+            }
+            if sel.link_rate {
+                let d = l.departed.bytes;
+                let rate = (d - l.cold.last_sample_departed) as f64 * 8.0 / dt;
+                l.cold.last_sample_departed = d;
+                if now > SimTime::ZERO {
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "rate_bps", rate));
+                }
+            }
+        }
+        self.queue.schedule(now + iv, Event::Sample);
+    }
+
+    /// Check every conservation identity; `Err` names the first that fails.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut in_network = Count::default();
+        let mut dropped = Count::default();
+        for (i, l) in self.links.iter().enumerate() {
+            let backlog = Count {
+                pkts: l.queue.len() as u64,
+                bytes: l.backlog_bytes,
+            };
+            let pipe = l.in_pipe();
+            l.counters()
+                .check(backlog, pipe)
+                .map_err(|e| format!("link {} ({}): {e}", i, l.cold.spec.name))?;
+            in_network.pkts += backlog.pkts + pipe.pkts;
+            in_network.bytes += backlog.bytes + pipe.bytes;
+            let d = l.counters().dropped_total();
+            dropped.pkts += d.pkts;
+            dropped.bytes += d.bytes;
+        }
+        if self.injected.pkts != self.absorbed.pkts + dropped.pkts + in_network.pkts
+            || self.injected.bytes != self.absorbed.bytes + dropped.bytes + in_network.bytes
+        {
+            return Err(format!(
+                "sent {:?} != delivered {:?} + dropped {:?} + in queues and pipes {:?}",
+                self.injected, self.absorbed, dropped, in_network
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(mut self, end: SimTime) -> RunOutput {
+        if let Err(e) = self.check_invariants() {
+            panic!("conservation invariant broken at end of run: {e}");
+        }
+        let warm = SimTime::ZERO + self.cfg.warmup;
+        let window = (end - warm).as_secs_f64();
+        let mut crossing: Vec<Vec<FlowId>> = vec![Vec::new(); self.links.len()];
+        let flows: Vec<FlowReport> = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let id = FlowId::from_index(i);
+                for l in &self.routes[f.fwd.index()] {
+                    crossing[l.index()].push(id);
+                }
+                let from = f.start.max(warm);
+                let to = f
+                    .finished
+                    .unwrap_or(end)
+                    .min(f.stop.unwrap_or(end))
+                    .min(end);
+                let active = if to > from {
+                    (to - from).as_secs_f64()
+                } else {
+                    0.0
+                };
+                FlowReport {
+                    flow: id,
+                    group: f.group,
+                    start: f.start,
+                    finish: f.finished,
+                    active_secs: active,
+                    counters: f.counters.since(&f.baseline),
+                    total: f.counters,
+                }
+            })
+            .collect();
+        // Consume the links as their reports are made, so their queue and pipe
+        // buffers are freed before the reports are complete (peak memory).
+        let baselines = std::mem::take(&mut self.link_baselines);
+        let links: Vec<LinkReport> = std::mem::take(&mut self.links)
+            .into_iter()
+            .zip(baselines)
+            .zip(crossing)
+            .enumerate()
+            .map(|(i, ((l, base), flows))| {
+                let total = l.counters();
+                let since = total.since(&base);
+                let mut cold = l.cold;
+                cold.stats
+                    .advance(end, l.queue.len() as u32, l.backlog_bytes);
+                // Every departure in the window is one queueing-delay sample; the
+                // idle path records none itself (see `link_enqueue`).
+                debug_assert!(cold.stats.qdelay_n <= since.departed.pkts);
+                cold.stats.qdelay_n = since.departed.pkts;
+                LinkReport::new(
+                    LinkId::from_index(i),
+                    &cold.spec,
+                    since,
+                    total.departed,
+                    cold.stats,
+                    window,
+                    flows,
+                )
+            })
+            .collect();
+        RunOutput {
+            replication: self.cfg.replication,
+            seed: self.cfg.seed,
+            events: self.events,
+            end_secs: end.as_secs_f64(),
+            window_secs: window,
+            flows,
+            links,
+            series: self.series,
+        }
+    }
+}
