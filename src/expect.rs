@@ -19,6 +19,9 @@ pub struct Verdict {
     pub pass: bool,
     /// How the comparison was made.
     pub rule: String,
+    /// Text for the reference and netsim columns when the numbers alone do not
+    /// say it (a curve's shape); `None` prints `value` and `got`.
+    pub text: Option<(String, String)>,
 }
 
 /// The value of `metric` for (`scope`, `subject`) in one replication's metrics.
@@ -73,6 +76,7 @@ pub fn evaluate(expects: &[Expect], runs: &[Vec<MetricValue>]) -> Vec<Verdict> {
                 got,
                 pass,
                 rule,
+                text: None,
             }
         })
         .collect()
@@ -127,6 +131,7 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
     {
         let e = &v.expect;
         let got = match v.got {
+            _ if v.text.is_some() => v.text.as_ref().map(|t| t.1.clone()).unwrap_or_default(),
             Some((m, h, n)) if n > 1 && h.is_finite() => format!(
                 "{} ± {} ({}%)",
                 g(m),
@@ -143,7 +148,7 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
                 Some(d) => format!("{} {}/{} {}", e.scope, e.subject, d, e.metric),
             },
             e.source.clone(),
-            g(e.value),
+            v.text.as_ref().map_or_else(|| g(e.value), |t| t.0.clone()),
             got,
             v.rule.clone(),
             verdict_word(v).into(),
@@ -219,7 +224,7 @@ pub fn tally(verdicts: &[&Verdict]) -> String {
     s
 }
 
-fn g(x: f64) -> String {
+pub(crate) fn g(x: f64) -> String {
     if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
         format!("{x:.4e}")
     } else {

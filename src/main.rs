@@ -14,6 +14,7 @@
 //! ```
 #![forbid(unsafe_code)]
 
+mod curve;
 mod expect;
 mod reproduce;
 mod runner;
@@ -131,6 +132,9 @@ struct SweepArgs {
     /// No progress bar and no report.
     #[arg(long)]
     quiet: bool,
+    /// Exit non-zero when a [[sweep.expect]] curve expectation is missed.
+    #[arg(long)]
+    check: bool,
 }
 
 #[derive(Args)]
@@ -181,6 +185,7 @@ fn main() -> ExitCode {
             status: a.status,
             format: a.format.format(),
             quiet: a.quiet,
+            check: a.check,
         }),
         Cmd::Collect {
             dir,

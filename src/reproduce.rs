@@ -5,7 +5,9 @@
 //! Each scenario file says how long it takes in a header comment line,
 //! `# reproduce: fast` (seconds: run in CI) or `# reproduce: slow` (on demand);
 //! `--fast` runs only the fast ones. A scenario with a `[sweep]` contributes its
-//! base values, as `netsim run` does (its curve is `netsim sweep`'s job).
+//! base values, as `netsim run` does; without `--fast` its `[[sweep.expect]]`
+//! curve expectations are judged too, on its campaign in the default store
+//! (`out/<name>-sweep`, resumed if it exists, as `netsim sweep` would).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -92,7 +94,13 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
         }
         let mut resolved = topology::Resolved::parse(&text, stem)
             .map_err(|e| format!("{}: {e}", path.display()))?;
-        if resolved.scenario.expect.is_empty() {
+        let curves = !o.fast
+            && resolved
+                .scenario
+                .sweep
+                .as_ref()
+                .is_some_and(|s| !s.expect.is_empty());
+        if resolved.scenario.expect.is_empty() && !curves {
             continue;
         }
         if let Some(r) = o.replications {
@@ -130,6 +138,22 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
             t.elapsed().as_secs_f64()
         );
         results.push((resolved.name.clone(), verdicts));
+        if !o.fast {
+            let t = Instant::now();
+            let (name, curves) = crate::sweep::run_curves(path, o.threads, o.replications)?;
+            if !curves.is_empty() {
+                eprintln!(
+                    "[{}/{}] {} (sweep): {}/{} curve expectations ({:.1} s)",
+                    i + 1,
+                    selected.len(),
+                    path.display(),
+                    curves.iter().filter(|v| v.pass).count(),
+                    curves.len(),
+                    t.elapsed().as_secs_f64()
+                );
+                results.push((format!("{name} (sweep)"), curves));
+            }
+        }
     }
     let sets: Vec<(String, &[expect::Verdict])> = results
         .iter()

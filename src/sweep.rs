@@ -51,6 +51,8 @@ pub struct SweepOpts {
     pub format: analysis::Format,
     /// No progress bar and no report.
     pub quiet: bool,
+    /// Exit 1 when a `[[sweep.expect]]` entry is missed.
+    pub check: bool,
 }
 
 /// Read and expand a scenario file into a campaign (errors name file, line, key).
@@ -221,8 +223,52 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<ExitCode, String> {
         if !o.quiet {
             say(&written_note(&written, &col));
         }
+        if !c.curves.is_empty() {
+            let verdicts = crate::curve::evaluate(&c, &dir)?;
+            if !o.quiet {
+                let refs: Vec<&crate::expect::Verdict> = verdicts.iter().collect();
+                say(&format!(
+                    "\nCurves ([[sweep.expect]]):\n{}{}\n",
+                    crate::expect::render(&[(c.name.clone(), &verdicts)]),
+                    crate::expect::tally(&refs)
+                ));
+            }
+            if o.check && verdicts.iter().any(|v| v.failed()) {
+                return Ok(ExitCode::from(1));
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Run (or resume) the campaign of `path` in its default store, quietly, and
+/// judge its `[[sweep.expect]]` entries: `netsim reproduce` without `--fast`.
+/// Returns the campaign's name and the verdicts (none without entries).
+pub fn run_curves(
+    path: &Path,
+    threads: usize,
+    replications: Option<u32>,
+) -> Result<(String, Vec<crate::expect::Verdict>), String> {
+    let c = load_campaign(path, None, replications)?;
+    if c.curves.is_empty() {
+        return Ok((c.name, Vec::new()));
+    }
+    let m = manifest(&c);
+    let dir = default_out(&c);
+    prepare_store(&dir, &c, &m)?;
+    let todo: Vec<RunKey> = ordered_runs(&c)
+        .into_iter()
+        .filter(|k| files(&dir, &c, *k).status() != RunStatus::Done)
+        .collect();
+    let failed = execute(&dir, &c, &todo, threads, false)?;
+    if failed > 0 {
+        return Err(format!(
+            "{}: {failed} runs of its sweep failed; `netsim sweep {} --status` lists them",
+            path.display(),
+            path.display()
+        ));
+    }
+    Ok((c.name.clone(), crate::curve::evaluate(&c, &dir)?))
 }
 
 fn files(dir: &Path, c: &Campaign, k: RunKey) -> RunFiles {

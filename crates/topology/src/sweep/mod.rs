@@ -37,6 +37,7 @@
 //! name, description, expectations and replication count left out: what changes
 //! results changes the hash, nothing else does. Result parts are named by it.
 
+pub mod curve;
 pub mod expr;
 pub mod values;
 
@@ -91,6 +92,9 @@ pub struct SweepConfig {
     pub seeds: SeedMode,
     /// The swept parameters (`[[sweep.param]]`).
     pub param: Vec<ParamConfig>,
+    /// Expectations about the curves (`[[sweep.expect]]`, see [`curve`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<curve::CurveExpect>,
 }
 
 /// One swept parameter (`[[sweep.param]]`): `values`, or a range `from`/`to` with
@@ -184,6 +188,8 @@ pub struct Campaign {
     pub replications: u32,
     /// How points are seeded.
     pub seeds: SeedMode,
+    /// The validated `[[sweep.expect]]` entries.
+    pub curves: Vec<curve::CurveCheck>,
 }
 
 fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
@@ -237,7 +243,14 @@ impl Campaign {
                 .map_err(|e| e.locate(src))?;
             points.push(point);
         }
+        let curves = curve::resolve(
+            cfg.as_ref().map_or(&[][..], |c| &c.expect),
+            &params,
+            &points,
+        )
+        .map_err(|e| e.locate(src))?;
         Ok(Campaign {
+            curves,
             name,
             source: src.to_string(),
             source_hash: sha256_hex(src.as_bytes()),
