@@ -27,11 +27,15 @@ pub fn run_all(
     progress: bool,
 ) -> Result<Runs, String> {
     let duration = resolved.scenario.run.duration;
-    // Build every replication first: all user errors surface before any work.
-    let sims = (0..reps)
-        .map(|r| resolved.build(seed, r))
-        .collect::<Result<Vec<_>, ScenarioError>>()
-        .map_err(|e| e.to_string())?;
+    // Build replication 0 first: a user error surfaces before any work. Each
+    // worker then builds its own replication: only the simulators being run are
+    // in memory at once, and a run's memory comes from the allocator arena of
+    // the thread that uses it.
+    drop(
+        resolved
+            .build(seed, 0)
+            .map_err(|e: ScenarioError| e.to_string())?,
+    );
     let total_ms = (duration.as_secs_f64() * 1000.0 * f64::from(reps)).ceil() as u64;
     let bar = if progress {
         let b =
@@ -52,8 +56,10 @@ pub fn run_all(
         .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
     let t0 = Instant::now();
     let results: Vec<(RunOutput, f64)> = pool.install(|| {
-        sims.into_par_iter()
-            .map(|sim| {
+        (0..reps)
+            .into_par_iter()
+            .map(|r| {
+                let sim = resolved.build(seed, r).map_err(|e| e.to_string())?;
                 let t = Instant::now();
                 let mut reported_ms = 0u64;
                 let every = SimDuration::from_millis(100);
@@ -67,10 +73,10 @@ pub fn run_all(
                         bar.set_message(format!("{:.1} s/s", simsec / el));
                     }
                 });
-                (out, t.elapsed().as_secs_f64())
+                Ok((out, t.elapsed().as_secs_f64()))
             })
-            .collect()
-    });
+            .collect::<Result<Vec<_>, String>>()
+    })?;
     bar.finish_and_clear();
     let total_wall_secs = t0.elapsed().as_secs_f64();
     let (outputs, wall_secs) = results.into_iter().unzip();
