@@ -8,21 +8,29 @@ use std::path::Path;
 use analysis::campaign::{read_part, RunFiles};
 use analysis::stats::{t_quantile, DEFAULT_LEVEL};
 use topology::scenario::{Expect, ExpectOp};
-use topology::sweep::curve::{CurveCheck, Shape};
+use topology::sweep::curve::{Against, CurveCheck, Shape};
 use topology::sweep::Campaign;
 
 use crate::expect::{g, Verdict};
 
-/// The value an entry looks at in one run's rows (a ratio formed in the run).
-fn value(rows: &[(String, String, String, f64)], c: &CurveCheck) -> Option<f64> {
-    let e = &c.expect;
+/// One run's rows: (scope, subject, metric, value).
+type Rows = Vec<(String, String, String, f64)>;
+
+/// `metric(subject)` in one run, or its ratio to `metric(ratio_to)`.
+fn value(
+    rows: &Rows,
+    scope: &str,
+    subject: &str,
+    metric: &str,
+    ratio_to: Option<&str>,
+) -> Option<f64> {
     let get = |subject: &str| {
         rows.iter()
-            .find(|(sc, su, m, _)| *sc == e.scope && su == subject && *m == e.metric)
+            .find(|(sc, su, m, _)| sc == scope && su == subject && m == metric)
             .map(|r| r.3)
     };
-    let x = get(&e.subject)?;
-    match &e.ratio_to {
+    let x = get(subject)?;
+    match ratio_to {
         None => Some(x),
         Some(d) => Some(x / get(d)?).filter(|r| r.is_finite()),
     }
@@ -50,129 +58,263 @@ pub fn slope(xs: &[f64], ys: &[f64]) -> (f64, f64) {
     (b, se)
 }
 
+/// `y` at `x` on the polyline through `curve` (sorted by x), if x is inside it.
+pub fn interpolate(curve: &[(f64, f64)], x: f64) -> Option<f64> {
+    let first = curve.first()?;
+    let last = curve.last()?;
+    if x < first.0 || x > last.0 {
+        return None;
+    }
+    let k = curve.partition_point(|p| p.0 < x);
+    if k < curve.len() && curve[k].0 == x {
+        return Some(curve[k].1);
+    }
+    let (a, b) = (curve[k - 1], curve[k]);
+    Some(a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0))
+}
+
+/// The (x, mean y) curve of `points`, in x order, inside the entry's x range;
+/// `Err` names a point where the metric is missing in every replication.
+fn curve_of(
+    c: &Campaign,
+    dir: &Path,
+    check: &CurveCheck,
+    points: &[(usize, Option<f64>)],
+) -> Result<Result<Vec<(f64, f64)>, String>, String> {
+    let e = &check.expect;
+    let mut out = Vec::new();
+    for &(p, px) in points {
+        let (mut sy, mut ny, mut sx, mut nx) = (0.0, 0usize, 0.0, 0usize);
+        for r in 0..c.replications {
+            let f = RunFiles::new(dir, &c.points[p].hash, r);
+            let rows = read_part(&f.part).map_err(|e| e.to_string())?;
+            if let Some(v) = value(
+                &rows,
+                &e.scope,
+                &e.subject,
+                &e.metric,
+                e.ratio_to.as_deref(),
+            ) {
+                sy += v;
+                ny += 1;
+            }
+            if let Against::Metric(m) = &e.against {
+                if let Some(v) = value(&rows, &m.scope, &m.subject, &m.metric, None) {
+                    sx += v;
+                    nx += 1;
+                }
+            }
+        }
+        let x = match px {
+            Some(x) => Some(x),
+            None => (nx > 0).then(|| sx / nx as f64),
+        };
+        let (Some(x), true) = (x, ny > 0) else {
+            return Ok(Err(format!(
+                "no value at point {}",
+                c.points[p].describe(&c.params)
+            )));
+        };
+        if e.x_min.is_none_or(|a| x >= a) && e.x_max.is_none_or(|b| x <= b) {
+            out.push((x, sy / ny as f64));
+        }
+    }
+    out.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(Ok(out))
+}
+
 /// Evaluate every curve expectation of `c` on the finished store `dir`.
 pub fn evaluate(c: &Campaign, dir: &Path) -> Result<Vec<Verdict>, String> {
     let mut out = Vec::new();
     for check in &c.curves {
-        let mut xs = Vec::new();
-        let mut ys = Vec::new();
-        let mut missing = None;
-        for &(p, x) in &check.points {
-            let mut sum = 0.0;
-            let mut n = 0usize;
-            for r in 0..c.replications {
-                let f = RunFiles::new(dir, &c.points[p].hash, r);
-                let rows = read_part(&f.part).map_err(|e| e.to_string())?;
-                if let Some(v) = value(&rows, check) {
-                    sum += v;
-                    n += 1;
-                }
-            }
-            if n == 0 {
-                missing = Some(c.points[p].describe(&c.params));
-                break;
-            }
-            xs.push(x);
-            ys.push(sum / n as f64);
-        }
-        out.push(judge(check, &xs, &ys, missing));
+        let mine = curve_of(c, dir, check, &check.points)?;
+        let other = if check.other.is_empty() {
+            Ok(Vec::new())
+        } else {
+            curve_of(c, dir, check, &check.other)?
+        };
+        out.push(match (mine, other) {
+            (Ok(m), Ok(o)) => judge(check, &m, &o),
+            (Err(why), _) | (_, Err(why)) => missing(check, why),
+        });
     }
     Ok(out)
 }
 
-fn judge(check: &CurveCheck, xs: &[f64], ys: &[f64], missing: Option<String>) -> Verdict {
-    let e = &check.expect;
-    let shape = match e.shape {
+fn shape_word(s: Shape) -> &'static str {
+    match s {
         Shape::Slope => "slope",
         Shape::Increasing => "increasing",
         Shape::Decreasing => "decreasing",
+        Shape::Above => "above",
+        Shape::Below => "below",
+    }
+}
+
+fn as_expect(check: &CurveCheck) -> Expect {
+    let e = &check.expect;
+    let range = match (e.x_min, e.x_max) {
+        (None, None) => String::new(),
+        (a, b) => format!(
+            " [{}, {}]",
+            a.map_or("-inf".into(), g),
+            b.map_or("inf".into(), g)
+        ),
     };
-    let expect = Expect {
+    Expect {
         scope: e.scope.clone(),
         subject: e.subject.clone(),
-        metric: format!("{} {shape} in {}", e.metric, e.against),
+        metric: format!(
+            "{} {} in {}{range}",
+            e.metric,
+            shape_word(e.shape),
+            e.against.label()
+        ),
         ratio_to: e.ratio_to.clone(),
         level: e.level,
         value: e.value.unwrap_or(f64::NAN),
-        op: ExpectOp::Approx,
+        op: e.op,
         tolerance: e.tolerance,
         abs_tolerance: e.abs_tolerance,
         ref_ci: None,
         source: e.source.clone(),
         deviation: e.deviation.clone(),
-    };
-    let curve = || {
-        let first = ys.first().copied().unwrap_or(f64::NAN);
-        let last = ys.last().copied().unwrap_or(f64::NAN);
-        format!("{} -> {} ({} points)", g(first), g(last), ys.len())
-    };
-    if let Some(p) = missing {
-        return Verdict {
-            expect,
-            got: None,
-            pass: false,
-            rule: format!("no value at point {p}"),
-            text: Some((shape.to_string(), "-".into())),
-        };
     }
+}
+
+fn missing(check: &CurveCheck, why: String) -> Verdict {
+    Verdict {
+        expect: as_expect(check),
+        got: None,
+        pass: false,
+        rule: why,
+        text: Some((shape_word(check.expect.shape).into(), "-".into())),
+    }
+}
+
+fn summary(curve: &[(f64, f64)]) -> String {
+    match (curve.first(), curve.last()) {
+        (Some(a), Some(b)) => format!(
+            "({}, {}) -> ({}, {}), {} points",
+            g(a.0),
+            g(a.1),
+            g(b.0),
+            g(b.1),
+            curve.len()
+        ),
+        _ => "no points".into(),
+    }
+}
+
+fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verdict {
+    let e = &check.expect;
+    let expect = as_expect(check);
+    let verdict = |pass: bool, rule: String, reference: String, got: String| Verdict {
+        expect: expect.clone(),
+        got: None,
+        pass,
+        rule,
+        text: Some((reference, got)),
+    };
+    let word = shape_word(e.shape);
     match e.shape {
         Shape::Slope => {
+            if curve.len() < 3 {
+                return verdict(
+                    false,
+                    format!("{} point(s) in the x range; a slope needs 3", curve.len()),
+                    word.into(),
+                    summary(curve),
+                );
+            }
+            let (xs, ys): (Vec<f64>, Vec<f64>) = curve.iter().copied().unzip();
             let level = e.level.unwrap_or(DEFAULT_LEVEL);
-            let (b, se) = slope(xs, ys);
+            let (b, se) = slope(&xs, &ys);
             let half = t_quantile(level, xs.len() - 2) * se;
             let v = e.value.unwrap_or(f64::NAN);
-            let allowed = e
-                .tolerance
-                .map_or(0.0, |t| t * v.abs())
-                .max(e.abs_tolerance.unwrap_or(0.0));
-            let mut parts = Vec::new();
-            if let Some(t) = e.tolerance {
-                parts.push(format!("±{}%", t * 100.0));
-            }
-            if let Some(a) = e.abs_tolerance {
-                parts.push(format!("±{a}"));
-            }
-            Verdict {
-                expect,
-                got: Some((b, half, xs.len())),
-                pass: b.is_finite() && (b - v).abs() <= allowed,
-                rule: format!("{} (slope over {} points)", parts.join(", "), xs.len()),
-                text: Some((
-                    format!("slope {}", g(v)),
-                    format!(
-                        "slope {} ± {} ({}%), {}",
-                        g(b),
-                        g(half),
-                        g(level * 100.0),
-                        curve()
-                    ),
-                )),
-            }
+            let (pass, rule) = match e.op {
+                ExpectOp::AtLeast => (b >= v, format!(">= {}", g(v))),
+                ExpectOp::AtMost => (b <= v, format!("<= {}", g(v))),
+                ExpectOp::Approx => {
+                    let allowed = e
+                        .tolerance
+                        .map_or(0.0, |t| t * v.abs())
+                        .max(e.abs_tolerance.unwrap_or(0.0));
+                    let mut parts = Vec::new();
+                    if let Some(t) = e.tolerance {
+                        parts.push(format!("±{}%", t * 100.0));
+                    }
+                    if let Some(a) = e.abs_tolerance {
+                        parts.push(format!("±{a}"));
+                    }
+                    ((b - v).abs() <= allowed, parts.join(", "))
+                }
+            };
+            let mut v = verdict(
+                pass && b.is_finite(),
+                format!("{rule} (slope over {} points)", xs.len()),
+                format!("slope {}", g(v)),
+                format!(
+                    "slope {} ± {} ({}%), {}",
+                    g(b),
+                    g(half),
+                    g(level * 100.0),
+                    summary(curve)
+                ),
+            );
+            v.got = Some((b, half, xs.len()));
+            v
         }
         Shape::Increasing | Shape::Decreasing => {
             let up = e.shape == Shape::Increasing;
-            let bad =
-                ys.windows(2)
-                    .zip(xs.windows(2))
-                    .find(|(w, _)| if up { w[1] <= w[0] } else { w[1] >= w[0] });
+            let bad = curve.windows(2).find(|w| {
+                if up {
+                    w[1].1 <= w[0].1
+                } else {
+                    w[1].1 >= w[0].1
+                }
+            });
             let rule = match bad {
-                None => "every step".to_string(),
-                Some((w, x)) => format!(
-                    "fails from {} = {} ({}) to {} ({})",
-                    e.against,
-                    g(x[0]),
-                    g(w[0]),
-                    g(x[1]),
-                    g(w[1])
+                None if curve.len() >= 2 => "every step".to_string(),
+                None => format!("{} point(s) in the x range", curve.len()),
+                Some(w) => format!(
+                    "fails from x = {} ({}) to x = {} ({})",
+                    g(w[0].0),
+                    g(w[0].1),
+                    g(w[1].0),
+                    g(w[1].1)
                 ),
             };
-            Verdict {
-                expect,
-                got: None,
-                pass: bad.is_none() && ys.iter().all(|y| y.is_finite()),
+            let pass = bad.is_none() && curve.len() >= 2 && curve.iter().all(|p| p.1.is_finite());
+            verdict(pass, rule, word.into(), summary(curve))
+        }
+        Shape::Above | Shape::Below => {
+            let up = e.shape == Shape::Above;
+            let diffs: Vec<(f64, f64)> = curve
+                .iter()
+                .filter_map(|&(x, y)| interpolate(other, x).map(|o| (x, y - o)))
+                .collect();
+            let bad = diffs
+                .iter()
+                .find(|d| if up { d.1 <= 0.0 } else { d.1 >= 0.0 });
+            let than = e.than.as_deref().unwrap_or("");
+            let rule = match (diffs.is_empty(), bad) {
+                (true, _) => "the two curves share no x range".to_string(),
+                (false, None) => format!("at all {} shared x", diffs.len()),
+                (false, Some(d)) => format!("fails at x = {} (difference {})", g(d.0), g(d.1)),
+            };
+            let mean = diffs.iter().map(|d| d.1).sum::<f64>() / diffs.len().max(1) as f64;
+            verdict(
+                !diffs.is_empty() && bad.is_none(),
                 rule,
-                text: Some((shape.to_string(), curve())),
-            }
+                format!("{word} `{than}`"),
+                format!(
+                    "mean difference {} over {} shared x; {}",
+                    g(mean),
+                    diffs.len(),
+                    summary(curve)
+                ),
+            )
         }
     }
 }
@@ -196,5 +338,16 @@ mod tests {
         let (b, se) = slope(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0, 3.0, 2.0, 5.0, 4.0]);
         assert!((b - 0.8).abs() < 1e-12);
         assert!((se - (3.6f64 / 3.0 / 10.0).sqrt()).abs() < 1e-12, "{se}");
+    }
+
+    #[test]
+    fn interpolation_is_linear_between_points_and_none_outside() {
+        let c = [(0.0, 0.0), (1.0, 10.0), (3.0, 30.0)];
+        assert_eq!(interpolate(&c, 0.5), Some(5.0));
+        assert_eq!(interpolate(&c, 1.0), Some(10.0));
+        assert_eq!(interpolate(&c, 2.0), Some(20.0));
+        assert_eq!(interpolate(&c, 3.0), Some(30.0));
+        assert_eq!(interpolate(&c, 3.5), None);
+        assert_eq!(interpolate(&c, -0.1), None);
     }
 }

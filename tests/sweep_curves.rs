@@ -42,6 +42,10 @@ source = "below capacity nothing is lost"
 key = "flows.cbr.traffic.rate"
 name = "rate"
 values = ["1Mbps", "2Mbps", "4Mbps", "8Mbps"]
+[[sweep.param]]
+key = "topology.bottleneck.capacity"
+name = "capacity"
+values = ["10Mbps", "20Mbps"]
 {expects}
 "#
     )
@@ -53,6 +57,7 @@ scope = "group"
 subject = "cbr"
 metric = "throughput_bps"
 against = "rate"
+where = "capacity == 10000000"
 shape = "slope"
 value = 1.0
 tolerance = 0.01
@@ -62,9 +67,29 @@ scope = "group"
 subject = "cbr"
 metric = "throughput_bps"
 against = "rate"
-where = "rate <= 4000000"
+where = "rate <= 4000000 && capacity == 10000000"
 shape = "increasing"
 source = "more rate, more throughput"
+[[sweep.expect]]
+scope = "group"
+subject = "cbr"
+metric = "throughput_bps"
+against = { scope = "link", subject = "r1->r2", metric = "utilisation" }
+where = "capacity == 10000000"
+x_min = 0.15
+shape = "slope"
+value = 1e7
+tolerance = 0.01
+source = "throughput = utilisation x capacity, over the measured utilisation"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "utilisation"
+against = "rate"
+where = "capacity == 10000000"
+than = "capacity == 20000000"
+shape = "above"
+source = "the same rate fills more of a smaller link"
 "#;
 
 const WRONG: &str = r#"
@@ -73,6 +98,7 @@ scope = "group"
 subject = "cbr"
 metric = "throughput_bps"
 against = "rate"
+where = "capacity == 20000000"
 shape = "decreasing"
 source = "deliberately wrong"
 "#;
@@ -106,23 +132,22 @@ fn a_slope_and_a_monotone_curve_pass_and_a_wrong_shape_fails_the_check() {
         .lines()
         .filter(|l| l.starts_with("cbr-curve "))
         .collect();
-    assert_eq!(rows.len(), 3, "{stdout}");
-    assert!(
-        rows[0].contains("slope 1 ") && rows[0].ends_with("PASS"),
-        "{}",
-        rows[0]
-    );
+    assert_eq!(rows.len(), 5, "{stdout}");
+    let row = |k: usize, has: &str, verdict: &str| {
+        assert!(
+            rows[k].contains(has) && rows[k].ends_with(verdict),
+            "{}",
+            rows[k]
+        );
+    };
+    row(0, "slope 1 ", "PASS");
     // The increasing curve over the three points the `where` keeps.
-    assert!(
-        rows[1].contains("(3 points)") && rows[1].ends_with("PASS"),
-        "{}",
-        rows[1]
-    );
-    assert!(
-        rows[2].contains("fails from rate") && rows[2].ends_with("MISS"),
-        "{}",
-        rows[2]
-    );
+    row(1, "3 points", "PASS");
+    // Against the measured utilisation, from x_min = 0.15: 0.2, 0.4, 0.8.
+    row(2, "slope 9.98", "PASS");
+    row(2, "3 points", "PASS");
+    row(3, "at all 4 shared x", "PASS");
+    row(4, "fails from x =", "MISS");
     // --check turns the miss into exit code 1 (the runs are reused).
     let o = netsim(&args(true), dir.path());
     assert_eq!(o.status.code(), Some(1));
@@ -138,7 +163,7 @@ fn reproduce_without_fast_judges_the_curves_and_with_fast_does_not() {
     assert!(o.status.success(), "{stdout}");
     assert!(stdout.contains("cbr-curve (sweep)"), "{stdout}");
     assert!(
-        stdout.contains("3 of 3 reference values reproduced"),
+        stdout.contains("5 of 5 reference values reproduced"),
         "{stdout}"
     );
     // The campaign went to the default store, relative to the working directory.

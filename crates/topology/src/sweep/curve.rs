@@ -18,16 +18,24 @@
 //! ```
 //!
 //! The curve is the per-point mean of the metric (or of the per-replication
-//! ratio) against the parameter's value in base units. A slope is the
-//! least-squares slope through those means, with a Student-t interval from the
-//! residuals (n - 2 degrees of freedom). `increasing` / `decreasing` ask that
-//! each point's mean be above / below the previous one's (in x order).
+//! ratio) against the parameter's value in base units, or against another
+//! metric's per-point mean (`against = { scope, subject, metric }`, e.g. the
+//! utilisation a load sweep produced); `x_min` / `x_max` keep part of the x
+//! range. A slope is the least-squares slope through those means, with a
+//! Student-t interval from the residuals (n - 2 degrees of freedom), compared
+//! with `op` (approx within the tolerance, at_least, at_most). `increasing` /
+//! `decreasing` ask that each point's mean be above / below the previous one's
+//! (in x order). `above` / `below` compare with a second curve of the same
+//! sweep (`than`, a condition like `where`): at every x of this curve inside the
+//! x range both cover, this curve's mean is above / below the other's, read off
+//! the other by linear interpolation.
 
 use serde::{Deserialize, Serialize};
 
 use super::expr::{Expr, Val};
 use super::{Param, Point};
 use crate::error::ScenarioError;
+use crate::scenario::ExpectOp;
 
 /// What is expected of the curve.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,6 +47,42 @@ pub enum Shape {
     Increasing,
     /// Strictly decreasing in the parameter.
     Decreasing,
+    /// Above the curve `than` wherever both have points.
+    Above,
+    /// Below the curve `than` wherever both have points.
+    Below,
+}
+
+/// The x axis: a swept parameter, or a measured metric's per-point mean.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Against {
+    /// A swept parameter's name.
+    Param(String),
+    /// A metric, as in `[[expect]]`.
+    Metric(MetricRef),
+}
+
+/// A metric of one subject.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricRef {
+    /// "group", "link" or "run".
+    pub scope: String,
+    /// Group or link name, or "all".
+    pub subject: String,
+    /// Metric name.
+    pub metric: String,
+}
+
+impl Against {
+    /// How the axis reads in a table.
+    pub fn label(&self) -> String {
+        match self {
+            Against::Param(p) => p.clone(),
+            Against::Metric(m) => format!("{} {}", m.subject, m.metric),
+        }
+    }
 }
 
 /// One `[[sweep.expect]]` entry, as written.
@@ -54,10 +98,23 @@ pub struct CurveExpect {
     /// Use the per-replication ratio `metric(subject) / metric(ratio_to)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_to: Option<String>,
-    /// The swept parameter (its `name`) on the x axis; its values must be numbers.
-    pub against: String,
+    /// The x axis: a swept parameter's name (numeric values), or a metric
+    /// `{ scope, subject, metric }` whose per-point mean is x.
+    pub against: Against,
+    /// Keep the points with x >= this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x_min: Option<f64>,
+    /// Keep the points with x <= this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub x_max: Option<f64>,
     /// What is expected.
     pub shape: Shape,
+    /// How the slope is compared with `value` (default approx).
+    #[serde(default)]
+    pub op: ExpectOp,
+    /// The other curve of `above` / `below`: a condition over the parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub than: Option<String>,
     /// The expected slope (required for `shape = "slope"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
@@ -86,8 +143,84 @@ pub struct CurveExpect {
 pub struct CurveCheck {
     /// The entry as written.
     pub expect: CurveExpect,
-    /// (point index, x value in base units), in x order.
-    pub points: Vec<(usize, f64)>,
+    /// (point index, x in base units if x is a parameter), in parameter x order.
+    pub points: Vec<(usize, Option<f64>)>,
+    /// The points of the `than` curve, likewise.
+    pub other: Vec<(usize, Option<f64>)>,
+}
+
+/// A parsed condition over the parameters (`where`, `than`), checked for names.
+fn condition(src: &str, names: &[&str]) -> Result<Expr, String> {
+    let x = Expr::parse(src).map_err(|m| format!("cannot parse `{src}`: {m}"))?;
+    if let Some(n) = x.names().iter().find(|n| !names.contains(&n.as_str())) {
+        return Err(format!(
+            "unknown name `{n}`; the parameters are: {}",
+            names.join(", ")
+        ));
+    }
+    Ok(x)
+}
+
+/// The points a condition keeps (all of them without one).
+fn select(cond: Option<&Expr>, names: &[&str], points: &[Point]) -> Result<Vec<usize>, String> {
+    let mut out = Vec::new();
+    for p in points {
+        if let Some(x) = cond {
+            let lookup = |n: &str| {
+                let i = names.iter().position(|m| *m == n)?;
+                let v = &p.values[i];
+                Some(match (v.num, &v.value) {
+                    (Some(x), _) => Val::Num(x),
+                    (None, toml::Value::Boolean(b)) => Val::Bool(*b),
+                    (None, _) => Val::Str(v.label()),
+                })
+            };
+            match x.eval(&lookup)? {
+                Val::Bool(true) => {}
+                Val::Bool(false) => continue,
+                v => return Err(format!("gives {v}, not true or false")),
+            }
+        }
+        out.push(p.index);
+    }
+    Ok(out)
+}
+
+/// Attach x (for a parameter axis) and sort; a parameter axis must be numeric
+/// and give each point its own x.
+fn with_x(
+    idx: Vec<usize>,
+    against: &Against,
+    names: &[&str],
+    points: &[Point],
+) -> Result<Vec<(usize, Option<f64>)>, String> {
+    let Against::Param(name) = against else {
+        return Ok(idx.into_iter().map(|i| (i, None)).collect());
+    };
+    let Some(xi) = names.iter().position(|n| n == name) else {
+        return Err(format!(
+            "unknown parameter `{name}`; the parameters are: {}",
+            names.join(", ")
+        ));
+    };
+    let mut out = Vec::new();
+    for i in idx {
+        let v = &points[i].values[xi];
+        let Some(x) = v.num else {
+            return Err(format!(
+                "parameter `{name}` has a non-numeric value `{}`",
+                v.label()
+            ));
+        };
+        out.push((i, Some(x)));
+    }
+    out.sort_by(|a, b| a.1.unwrap_or(0.0).total_cmp(&b.1.unwrap_or(0.0)));
+    if out.windows(2).any(|w| w[0].1 == w[1].1) {
+        return Err(format!(
+            "several points share a value of `{name}`: choose one curve with `where`"
+        ));
+    }
+    Ok(out)
 }
 
 /// Validate the entries against the campaign's parameters and points.
@@ -99,119 +232,74 @@ pub(super) fn resolve(
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
     let mut out = Vec::new();
     for (k, e) in entries.iter().enumerate() {
-        let at = |key: &str| format!("sweep.expect[{k}].{key}");
-        let err = |key: &str, m: String| ScenarioError::new(at(key), m);
-        let Some(xi) = names.iter().position(|n| *n == e.against) else {
+        let err = |key: &str, m: String| ScenarioError::new(format!("sweep.expect[{k}].{key}"), m);
+        let slope = e.shape == Shape::Slope;
+        if slope && e.value.is_none_or(|v| !v.is_finite()) {
             return Err(err(
-                "against",
-                format!(
-                    "unknown parameter `{}`; the parameters are: {}",
-                    e.against,
-                    names.join(", ")
-                ),
+                "value",
+                "shape = \"slope\" needs a finite `value`".into(),
             ));
-        };
-        match e.shape {
-            Shape::Slope => {
-                if e.value.is_none_or(|v| !v.is_finite()) {
-                    return Err(err(
-                        "value",
-                        "shape = \"slope\" needs a finite `value`".into(),
-                    ));
-                }
-                if e.tolerance.is_none() && e.abs_tolerance.is_none() {
-                    return Err(err(
-                        "tolerance",
-                        "shape = \"slope\" needs `tolerance` or `abs_tolerance`".into(),
-                    ));
-                }
-            }
-            Shape::Increasing | Shape::Decreasing => {
-                if e.value.is_some() || e.tolerance.is_some() || e.abs_tolerance.is_some() {
-                    return Err(err(
-                        "value",
-                        "`value` and tolerances go with shape = \"slope\" only".into(),
-                    ));
-                }
-            }
+        }
+        if slope && e.op == ExpectOp::Approx && e.tolerance.is_none() && e.abs_tolerance.is_none() {
+            return Err(err(
+                "tolerance",
+                "a slope with op = \"approx\" needs `tolerance` or `abs_tolerance`".into(),
+            ));
+        }
+        if !slope && (e.value.is_some() || e.tolerance.is_some() || e.abs_tolerance.is_some()) {
+            return Err(err(
+                "value",
+                "`value` and tolerances go with shape = \"slope\" only".into(),
+            ));
+        }
+        let compares = matches!(e.shape, Shape::Above | Shape::Below);
+        if compares != e.than.is_some() {
+            return Err(err(
+                "than",
+                "`than` (the other curve) goes with shape = \"above\" or \"below\", and they need it"
+                    .into(),
+            ));
         }
         if let Some(l) = e.level.filter(|l| !(*l > 0.0 && *l < 1.0)) {
             return Err(err("level", format!("{l} is not in (0, 1)")));
         }
-        let expr = match &e.filter {
-            None => None,
-            Some(src) => {
-                let x = Expr::parse(src)
-                    .map_err(|m| err("where", format!("cannot parse `{src}`: {m}")))?;
-                if let Some(n) = x.names().iter().find(|n| !names.contains(&n.as_str())) {
-                    return Err(err(
-                        "where",
-                        format!(
-                            "unknown name `{n}`; the parameters are: {}",
-                            names.join(", ")
-                        ),
-                    ));
-                }
-                Some(x)
+        if let (Some(a), Some(b)) = (e.x_min, e.x_max) {
+            if a >= b {
+                return Err(err("x_max", format!("x_max {b} must be above x_min {a}")));
+            }
+        }
+        let cond = |key: &str, src: &Option<String>| -> Result<Option<Expr>, ScenarioError> {
+            src.as_deref()
+                .map(|s| condition(s, &names).map_err(|m| err(key, m)))
+                .transpose()
+        };
+        let mine = select(cond("where", &e.filter)?.as_ref(), &names, points)
+            .map_err(|m| err("where", m))?;
+        let mine = with_x(mine, &e.against, &names, points).map_err(|m| err("against", m))?;
+        let other = match &e.than {
+            None => Vec::new(),
+            Some(_) => {
+                let o = select(cond("than", &e.than)?.as_ref(), &names, points)
+                    .map_err(|m| err("than", m))?;
+                with_x(o, &e.against, &names, points).map_err(|m| err("than", m))?
             }
         };
-        let mut pts = Vec::new();
-        for p in points {
-            if let Some(x) = &expr {
-                let lookup = |n: &str| {
-                    let i = names.iter().position(|m| *m == n)?;
-                    let v = &p.values[i];
-                    Some(match (v.num, &v.value) {
-                        (Some(x), _) => Val::Num(x),
-                        (None, toml::Value::Boolean(b)) => Val::Bool(*b),
-                        (None, _) => Val::Str(v.label()),
-                    })
-                };
-                match x.eval(&lookup) {
-                    Ok(Val::Bool(true)) => {}
-                    Ok(Val::Bool(false)) => continue,
-                    Ok(v) => {
-                        return Err(err("where", format!("gives {v}, not true or false")));
-                    }
-                    Err(m) => return Err(err("where", m)),
-                }
-            }
-            let Some(xv) = p.values[xi].num else {
+        let min = if slope { 3 } else { 2 };
+        for (key, set) in [("where", &mine), ("than", &other)] {
+            if (key == "where" || compares) && set.len() < min {
                 return Err(err(
-                    "against",
+                    key,
                     format!(
-                        "parameter `{}` has a non-numeric value `{}`",
-                        e.against,
-                        p.values[xi].label()
+                        "the curve has {} point(s); this shape needs at least {min}",
+                        set.len()
                     ),
                 ));
-            };
-            pts.push((p.index, xv));
-        }
-        pts.sort_by(|a, b| a.1.total_cmp(&b.1));
-        let min = if e.shape == Shape::Slope { 3 } else { 2 };
-        if pts.len() < min {
-            return Err(err(
-                "where",
-                format!(
-                    "the curve has {} point(s); a {:?} needs at least {min}",
-                    pts.len(),
-                    e.shape
-                ),
-            ));
-        }
-        if pts.windows(2).any(|w| w[0].1 == w[1].1) {
-            return Err(err(
-                "where",
-                format!(
-                    "several points share a value of `{}`: choose one curve with `where`",
-                    e.against
-                ),
-            ));
+            }
         }
         out.push(CurveCheck {
             expect: e.clone(),
-            points: pts,
+            points: mine,
+            other,
         });
     }
     Ok(out)
