@@ -152,7 +152,11 @@ pub struct CurveCheck {
 /// A parsed condition over the parameters (`where`, `than`), checked for names.
 fn condition(src: &str, names: &[&str]) -> Result<Expr, String> {
     let x = Expr::parse(src).map_err(|m| format!("cannot parse `{src}`: {m}"))?;
-    if let Some(n) = x.names().iter().find(|n| !names.contains(&n.as_str())) {
+    if let Some(n) = x
+        .names()
+        .iter()
+        .find(|n| !names.contains(&super::base_name(n)))
+    {
         return Err(format!(
             "unknown name `{n}`; the parameters are: {}",
             names.join(", ")
@@ -162,19 +166,12 @@ fn condition(src: &str, names: &[&str]) -> Result<Expr, String> {
 }
 
 /// The points a condition keeps (all of them without one).
-fn select(cond: Option<&Expr>, names: &[&str], points: &[Point]) -> Result<Vec<usize>, String> {
+fn select(cond: Option<&Expr>, params: &[Param], points: &[Point]) -> Result<Vec<usize>, String> {
     let mut out = Vec::new();
     for p in points {
         if let Some(x) = cond {
-            let lookup = |n: &str| {
-                let i = names.iter().position(|m| *m == n)?;
-                let v = &p.values[i];
-                Some(match (v.num, &v.value) {
-                    (Some(x), _) => Val::Num(x),
-                    (None, toml::Value::Boolean(b)) => Val::Bool(*b),
-                    (None, _) => Val::Str(v.label()),
-                })
-            };
+            let values: Vec<&super::SweepValue> = p.values.iter().collect();
+            let lookup = |n: &str| super::lookup_value(params, &values, n);
             match x.eval(&lookup)? {
                 Val::Bool(true) => {}
                 Val::Bool(false) => continue,
@@ -273,13 +270,13 @@ pub(super) fn resolve(
                 .map(|s| condition(s, &names).map_err(|m| err(key, m)))
                 .transpose()
         };
-        let mine = select(cond("where", &e.filter)?.as_ref(), &names, points)
+        let mine = select(cond("where", &e.filter)?.as_ref(), params, points)
             .map_err(|m| err("where", m))?;
         let mine = with_x(mine, &e.against, &names, points).map_err(|m| err("against", m))?;
         let other = match &e.than {
             None => Vec::new(),
             Some(_) => {
-                let o = select(cond("than", &e.than)?.as_ref(), &names, points)
+                let o = select(cond("than", &e.than)?.as_ref(), params, points)
                     .map_err(|m| err("than", m))?;
                 with_x(o, &e.against, &names, points).map_err(|m| err("than", m))?
             }

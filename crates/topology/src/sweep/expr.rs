@@ -14,7 +14,8 @@
 //!
 //! A name stands for a parameter's value: its number in base units (bits/s,
 //! seconds, bytes, packets) when it is a quantity, else its text, so both
-//! `buffer >= 2 * flows` and `cc == "new_reno"` work.
+//! `buffer >= 2 * flows` and `cc == "new_reno"` work; `name.key` reaches into a
+//! table value (`marker.kind == "red"` for `{ kind = "red", preset = "B" }`).
 
 use std::fmt;
 
@@ -102,7 +103,10 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
             out.push(Tok::Num(x));
         } else if c.is_ascii_alphabetic() || c == '_' {
             let start = i;
-            while i < b.len() && ((b[i] as char).is_ascii_alphanumeric() || b[i] == b'_') {
+            // A name may reach into a table value: `marker.kind`.
+            while i < b.len()
+                && ((b[i] as char).is_ascii_alphanumeric() || b[i] == b'_' || b[i] == b'.')
+            {
                 i += 1;
             }
             out.push(match &src[start..i] {

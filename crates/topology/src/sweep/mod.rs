@@ -610,7 +610,7 @@ fn filter(
     let at = "sweep.constraint";
     let e = Expr::parse(src).map_err(|m| err(at, format!("cannot parse `{src}`: {m}")))?;
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-    if let Some(n) = e.names().iter().find(|n| !names.contains(&n.as_str())) {
+    if let Some(n) = e.names().iter().find(|n| !names.contains(&base_name(n))) {
         return Err(err(
             at,
             format!(
@@ -622,15 +622,12 @@ fn filter(
     let total = combos.len();
     let mut kept = Vec::new();
     for c in combos {
-        let lookup = |n: &str| {
-            let i = params.iter().position(|p| p.name == n)?;
-            let v = &params[i].values[c[i]];
-            Some(match (v.num, &v.value) {
-                (Some(x), _) => Val::Num(x),
-                (None, Value::Boolean(b)) => Val::Bool(*b),
-                (None, _) => Val::Str(v.label()),
-            })
-        };
+        let values: Vec<&SweepValue> = c
+            .iter()
+            .enumerate()
+            .map(|(i, &j)| &params[i].values[j])
+            .collect();
+        let lookup = |n: &str| lookup_value(params, &values, n);
         match e.eval(&lookup) {
             Ok(Val::Bool(true)) => kept.push(c),
             Ok(Val::Bool(false)) => {}
@@ -645,6 +642,35 @@ fn filter(
         ));
     }
     Ok(kept)
+}
+
+/// The parameter a (possibly dotted) name in a condition refers to.
+pub(crate) fn base_name(n: &str) -> &str {
+    n.split('.').next().unwrap_or(n)
+}
+
+/// The value of `name` (`param` or `param.key.key` into a table value) among a
+/// point's parameter values, as the condition language sees it.
+pub(crate) fn lookup_value(params: &[Param], values: &[&SweepValue], name: &str) -> Option<Val> {
+    let mut parts = name.split('.');
+    let base = parts.next()?;
+    let i = params.iter().position(|p| p.name == base)?;
+    let v = values[i];
+    let mut sub = &v.value;
+    let mut nested = false;
+    for key in parts {
+        sub = sub.as_table()?.get(key)?;
+        nested = true;
+    }
+    Some(match (nested, v.num, sub) {
+        (false, Some(x), _) => Val::Num(x),
+        (_, _, Value::Boolean(b)) => Val::Bool(*b),
+        (true, _, Value::Integer(x)) => Val::Num(*x as f64),
+        (true, _, Value::Float(x)) => Val::Num(*x),
+        (true, _, Value::String(s)) => Val::Str(s.clone()),
+        (false, _, _) => Val::Str(v.label()),
+        (true, _, other) => Val::Str(other.to_string()),
+    })
 }
 
 /// The seed of a point under `mode`.

@@ -253,3 +253,27 @@ fn parameter_names_may_not_shadow_table_columns() {
         error("[sweep]\n[[sweep.param]]\nkey = \"topology.pairs\"\nname = \"2n\"\nvalues = [1]\n");
     assert!(e.contains("is not a name"), "{e}");
 }
+
+#[test]
+fn a_dotted_name_reaches_into_a_table_value() {
+    let c = campaign(
+        r#"[sweep]
+constraint = 'algo.kind == "threshold"'
+[[sweep.param]]
+key = "topology.bottleneck.algo"
+name = "algo"
+values = [{ kind = "red", preset = "A" }, { kind = "threshold", k_pkts = 10 }, { kind = "threshold", k_pkts = 20 }]
+"#,
+    )
+    .unwrap();
+    // The two threshold markers.
+    assert_eq!(c.points.len(), 2);
+    let kinds: Vec<String> = c.points.iter().map(|p| p.values[0].label()).collect();
+    assert!(
+        kinds[0].contains("= 10") && kinds[1].contains("= 20"),
+        "{kinds:?}"
+    );
+    // A name whose base is not a parameter is an error naming it.
+    let e = error("[sweep]\nconstraint = 'algos.kind == \"red\"'\n[[sweep.param]]\nkey = \"topology.pairs\"\nname = \"pairs\"\nvalues = [1, 2]\n");
+    assert!(e.contains("unknown name `algos.kind`"), "{e}");
+}
