@@ -148,6 +148,7 @@ fn shape_word(s: Shape) -> &'static str {
         Shape::Decreasing => "decreasing",
         Shape::Above => "above",
         Shape::Below => "below",
+        Shape::Close => "close to",
     }
 }
 
@@ -288,15 +289,22 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
             let pass = bad.is_none() && curve.len() >= 2 && curve.iter().all(|p| p.1.is_finite());
             verdict(pass, rule, word.into(), summary(curve))
         }
-        Shape::Above | Shape::Below => {
-            let up = e.shape == Shape::Above;
-            let diffs: Vec<(f64, f64)> = curve
+        Shape::Above | Shape::Below | Shape::Close => {
+            // (x, this - other, other)
+            let diffs: Vec<(f64, f64, f64)> = curve
                 .iter()
-                .filter_map(|&(x, y)| interpolate(other, x).map(|o| (x, y - o)))
+                .filter_map(|&(x, y)| interpolate(other, x).map(|o| (x, y - o, o)))
                 .collect();
-            let bad = diffs
-                .iter()
-                .find(|d| if up { d.1 <= 0.0 } else { d.1 >= 0.0 });
+            let allowed = |o: f64| {
+                e.tolerance
+                    .map_or(0.0, |t| t * o.abs())
+                    .max(e.abs_tolerance.unwrap_or(0.0))
+            };
+            let bad = diffs.iter().find(|d| match e.shape {
+                Shape::Above => d.1 <= 0.0,
+                Shape::Below => d.1 >= 0.0,
+                _ => d.1.abs() > allowed(d.2),
+            });
             let than = e.than.as_deref().unwrap_or("");
             let rule = match (diffs.is_empty(), bad) {
                 (true, _) => "the two curves share no x range".to_string(),
@@ -304,6 +312,11 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                 (false, Some(d)) => format!("fails at x = {} (difference {})", g(d.0), g(d.1)),
             };
             let mean = diffs.iter().map(|d| d.1).sum::<f64>() / diffs.len().max(1) as f64;
+            let word = match (e.shape, e.tolerance, e.abs_tolerance) {
+                (Shape::Close, Some(t), _) => format!("within ±{}% of", t * 100.0),
+                (Shape::Close, None, Some(a)) => format!("within ±{} of", g(a)),
+                _ => word.to_string(),
+            };
             verdict(
                 !diffs.is_empty() && bad.is_none(),
                 rule,

@@ -25,10 +25,10 @@
 //! Student-t interval from the residuals (n - 2 degrees of freedom), compared
 //! with `op` (approx within the tolerance, at_least, at_most). `increasing` /
 //! `decreasing` ask that each point's mean be above / below the previous one's
-//! (in x order). `above` / `below` compare with a second curve of the same
-//! sweep (`than`, a condition like `where`): at every x of this curve inside the
-//! x range both cover, this curve's mean is above / below the other's, read off
-//! the other by linear interpolation.
+//! (in x order). `above` / `below` / `close` compare with a second curve of the
+//! same sweep (`than`, a condition like `where`): at every x of this curve
+//! inside the x range both cover, this curve's mean is above / below / within
+//! the tolerance of the other's, read off the other by linear interpolation.
 
 use serde::{Deserialize, Serialize};
 
@@ -51,6 +51,9 @@ pub enum Shape {
     Above,
     /// Below the curve `than` wherever both have points.
     Below,
+    /// Within `abs_tolerance` (or `tolerance` x the other's value) of the curve
+    /// `than` wherever both have points.
+    Close,
 }
 
 /// The x axis: a swept parameter, or a measured metric's per-point mean.
@@ -243,17 +246,30 @@ pub(super) fn resolve(
                 "a slope with op = \"approx\" needs `tolerance` or `abs_tolerance`".into(),
             ));
         }
-        if !slope && (e.value.is_some() || e.tolerance.is_some() || e.abs_tolerance.is_some()) {
+        let close = e.shape == Shape::Close;
+        if !slope && e.value.is_some() {
             return Err(err(
                 "value",
-                "`value` and tolerances go with shape = \"slope\" only".into(),
+                "`value` goes with shape = \"slope\" only".into(),
             ));
         }
-        let compares = matches!(e.shape, Shape::Above | Shape::Below);
+        if !slope && !close && (e.tolerance.is_some() || e.abs_tolerance.is_some()) {
+            return Err(err(
+                "tolerance",
+                "tolerances go with shape = \"slope\" or \"close\" only".into(),
+            ));
+        }
+        if close && e.tolerance.is_none() && e.abs_tolerance.is_none() {
+            return Err(err(
+                "tolerance",
+                "shape = \"close\" needs `tolerance` or `abs_tolerance`".into(),
+            ));
+        }
+        let compares = matches!(e.shape, Shape::Above | Shape::Below | Shape::Close);
         if compares != e.than.is_some() {
             return Err(err(
                 "than",
-                "`than` (the other curve) goes with shape = \"above\" or \"below\", and they need it"
+                "`than` (the other curve) goes with shape = \"above\", \"below\" or \"close\", and they need it"
                     .into(),
             ));
         }
