@@ -81,6 +81,17 @@ enum Cmd {
     Plot {
         /// Output directory of `netsim run`, or a campaign store.
         dir: PathBuf,
+        /// Campaigns: plot --y against this measured metric instead of a swept
+        /// parameter, as scope:subject:metric (e.g. link:r1->r2:utilisation).
+        #[arg(long, requires = "y")]
+        x: Option<analysis::plot_sweep::xy::Selector>,
+        /// The metric on the y axis with --x (e.g. link:r1->r2:mark_prob).
+        #[arg(long, requires = "x")]
+        y: Option<analysis::plot_sweep::xy::Selector>,
+        /// With --x/--y: the parameters whose values name the series
+        /// (comma-separated; default: those with non-numeric values).
+        #[arg(long, value_delimiter = ',', requires = "x")]
+        by: Option<Vec<String>>,
     },
     /// Run every [[expect]] of a paper's scenario folder; print one table.
     Reproduce {
@@ -204,7 +215,10 @@ fn main() -> ExitCode {
             format: a.format.format(),
             submit: a.submit,
         }),
-        Cmd::Plot { dir } => cmd_plot(&dir),
+        Cmd::Plot { dir, x, y, by } => match (x, y) {
+            (Some(x), Some(y)) => cmd_plot_xy(&dir, &x, &y, by.as_deref()),
+            _ => cmd_plot(&dir),
+        },
         Cmd::Reproduce {
             dir,
             fast,
@@ -428,6 +442,24 @@ fn performance_line(set: &analysis::RunSet, wall: f64, duration_s: f64) -> Strin
         sim_secs / wall_pos,
         events as f64 / wall_pos,
     )
+}
+
+fn cmd_plot_xy(
+    dir: &Path,
+    x: &analysis::plot_sweep::xy::Selector,
+    y: &analysis::plot_sweep::xy::Selector,
+    by: Option<&[String]>,
+) -> Result<ExitCode, String> {
+    if !analysis::campaign::is_campaign(dir) {
+        return Err(format!(
+            "{}: --x/--y plot a campaign (a `netsim sweep` store); this is not one",
+            dir.display()
+        ));
+    }
+    let files = analysis::plot_sweep::xy::plot_xy(dir, x, y, by).map_err(|e| e.to_string())?;
+    let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();
+    say(&list);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn cmd_plot(dir: &Path) -> Result<ExitCode, String> {

@@ -535,3 +535,4 @@ pub fn plot_campaign(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
 
 #[cfg(test)]
 mod tests;
+pub mod xy;

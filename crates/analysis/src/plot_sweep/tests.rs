@@ -320,3 +320,61 @@ fn ticks_are_short() {
     assert_eq!(fmt_tick(12.3456), "12.35");
     assert_eq!(fmt_tick(2e6), "2.0e6");
 }
+
+#[test]
+fn one_measured_metric_against_another_with_series_by_parameter() {
+    use super::xy::{plot_xy, Selector};
+    let m = capacity_by_buffer();
+    // Rows per point: goodput high, goodput low, utilisation, jain.
+    let df = summary(&m, |p, r| match r {
+        2 => 0.5 + 0.1 * p as f64,
+        _ => (p as f64 + 1.0) * 1e6,
+    });
+    let dir = store(&m, &df, Format::Csv);
+    let sel = |s: &str| s.parse::<Selector>().unwrap();
+    let x = sel("link:r1->r2:utilisation");
+    let y = sel("group:high:goodput_bps");
+    // All parameters are numeric: by default the series are the one with the
+    // fewest distinct values (a tie: the first, capacity).
+    let files = plot_xy(dir.path(), &x, &y, None).unwrap();
+    assert_eq!(
+        names(&files),
+        [
+            "xy_goodput_bps_vs_utilisation.png",
+            "xy_goodput_bps_vs_utilisation.svg"
+        ]
+    );
+    let s = svg(dir.path(), "xy_goodput_bps_vs_utilisation");
+    assert!(
+        s.contains("utilisation (link r1-&gt;r2)") || s.contains("utilisation (link r1->r2)"),
+        "x label"
+    );
+    assert!(s.contains("goodput (Mb/s) (group high)"), "y label");
+    assert!(
+        s.contains("capacity=10Mbps") && s.contains("capacity=100Mbps"),
+        "legend"
+    );
+    // --by names the series explicitly.
+    plot_xy(dir.path(), &x, &y, Some(&["buf".to_string()])).unwrap();
+    let s = svg(dir.path(), "xy_goodput_bps_vs_utilisation");
+    assert!(
+        s.contains("buf=20pkt") && !s.contains("capacity=10Mbps"),
+        "legend by buf"
+    );
+    // Errors name what is wrong and what exists.
+    let e = plot_xy(dir.path(), &sel("link:r1->r2:nope"), &y, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--x link:r1->r2:nope") && e.contains("utilisation"),
+        "{e}"
+    );
+    let e = plot_xy(dir.path(), &x, &y, Some(&["bogus".to_string()]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--by bogus") && e.contains("capacity, buf"),
+        "{e}"
+    );
+    assert!("link:r1->r2".parse::<Selector>().is_err());
+}
