@@ -50,6 +50,7 @@
 
 pub mod campaign;
 pub mod error;
+pub mod maxmin;
 pub mod plot;
 pub mod plot_sweep;
 pub mod read;
