@@ -55,7 +55,9 @@ pub use link::{
     BufferLimit, Count, LinkAlgorithm, LinkControl, LinkCounters, LinkSpec, LinkStats, LinkView,
     Reason, Verdict,
 };
-pub use packet::{CcHeader, Combine, Ecn, Flags, HeaderFamily, Packet, PacketKind};
+pub use packet::{
+    CcHeader, Combine, Ecn, Flags, HeaderFamily, Packet, PacketKind, PriceHeader, RateHeader,
+};
 pub use report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
 pub use rng::{stream, LazyRng, SimRng, StreamKind};
 pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator};

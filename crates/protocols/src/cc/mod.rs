@@ -10,10 +10,12 @@ use sim_core::{Controller, ParamError};
 
 pub mod multcp;
 pub mod newreno;
+pub mod qlb;
 pub mod wtp;
 
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
+pub use qlb::{QlbCc, QlbCcConfig, QlbLoss};
 pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
 
 /// The congestion controller of a flow, as written in a scenario
@@ -27,6 +29,8 @@ pub enum CcConfig {
     Wtp(WtpConfig),
     /// MulTCP(N): one connection that behaves like N TCP connections.
     Multcp(MulTcpConfig),
+    /// Seed 003's queue-length-based explicit-rate sender (needs `qlb` links).
+    Qlb(QlbCcConfig),
 }
 
 impl Default for CcConfig {
@@ -42,6 +46,7 @@ impl CcConfig {
             CcConfig::NewReno(_) => "new_reno",
             CcConfig::Wtp(_) => "wtp",
             CcConfig::Multcp(_) => "multcp",
+            CcConfig::Qlb(_) => "qlb",
         }
     }
 
@@ -51,6 +56,7 @@ impl CcConfig {
             CcConfig::NewReno(c) => c.validate(),
             CcConfig::Wtp(c) => c.validate(),
             CcConfig::Multcp(c) => c.validate(),
+            CcConfig::Qlb(c) => c.validate(),
         }
     }
 
@@ -60,6 +66,7 @@ impl CcConfig {
             CcConfig::NewReno(c) => Box::new(NewReno::new(c, mss)?),
             CcConfig::Wtp(c) => Box::new(Wtp::new(c, mss)?),
             CcConfig::Multcp(c) => Box::new(MulTcp::new(c, mss)?),
+            CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
         })
     }
 }

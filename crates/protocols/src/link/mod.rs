@@ -9,12 +9,14 @@ use sim_core::{BufferLimit, LinkAlgorithm, ParamError, Rate, SimDuration};
 
 pub mod droptail;
 pub mod load_based;
+pub mod qlb;
 pub mod red;
 pub mod threshold;
 pub mod virtual_queue;
 
 pub use droptail::DropTail;
 pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset};
+pub use qlb::{Qlb, QlbConfig};
 pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
 pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
@@ -44,6 +46,8 @@ pub enum LinkAlgoConfig {
     VirtualQueue(VirtualQueueConfig),
     /// Load-based marking: probability piecewise linear in the measured utilisation.
     LoadBased(LoadBasedConfig),
+    /// Seed 003's queue-length-based explicit-rate controller (stamps a rate header).
+    Qlb(QlbConfig),
 }
 
 // A struct variant (`DropTail {}`), not a unit variant, so that serde rejects
@@ -63,6 +67,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Red(_) => "red",
             LinkAlgoConfig::VirtualQueue(_) => "virtual_queue",
             LinkAlgoConfig::LoadBased(_) => "load_based",
+            LinkAlgoConfig::Qlb(_) => "qlb",
         }
     }
 
@@ -74,6 +79,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Red(c) => Box::new(Red::new(c, ctx)?),
             LinkAlgoConfig::VirtualQueue(c) => Box::new(VirtualQueue::new(c, ctx)?),
             LinkAlgoConfig::LoadBased(c) => Box::new(LoadBased::new(c, ctx)?),
+            LinkAlgoConfig::Qlb(c) => Box::new(Qlb::new(c, ctx)?),
         })
     }
 }
