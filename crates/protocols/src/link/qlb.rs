@@ -207,6 +207,16 @@ impl Qlb {
         self.d
     }
 
+    /// Input rate y of the last control period, bytes/s.
+    pub fn input_rate(&self) -> f64 {
+        self.y
+    }
+
+    /// Capacity C, bytes/s.
+    pub fn capacity(&self) -> f64 {
+        self.c
+    }
+
     /// One control tick at `now` with the instantaneous backlog `backlog` bytes.
     fn tick(&mut self, now: SimTime, backlog: f64) {
         let elapsed = now.saturating_since(self.period_start).as_secs_f64();
