@@ -3,6 +3,7 @@
 use crate::error::ScenarioError;
 use crate::graph::{apply_override, Graph};
 use crate::scenario::{DumbbellConfig, LinkParams, ParkingLotConfig, Preset};
+use sim_core::SimDuration;
 
 /// Expand `p` into nodes and links of `g`.
 pub fn expand_preset(p: &Preset, g: &mut Graph) -> Result<(), ScenarioError> {
@@ -32,10 +33,19 @@ fn dumbbell(d: &DumbbellConfig, g: &mut Graph) -> Result<(), ScenarioError> {
     } else {
         "topology.access"
     };
+    if d.access_delay_step.is_some() && !d.access_delays.is_empty() {
+        return Err(ScenarioError::new(
+            "topology.access_delay_step",
+            "give either access_delays (a list) or access_delay_step, not both",
+        ));
+    }
     for i in 0..d.pairs as usize {
         let mut access = d.access.clone();
         if !d.access_delays.is_empty() {
             access.delay = d.access_delays[i % d.access_delays.len()];
+        }
+        if let Some(step) = d.access_delay_step {
+            access.delay = access.delay + SimDuration::from_ps(step.as_ps() * i as u64);
         }
         g.add_link(i, r1, &access, true, "topology.access");
         g.add_link(r2, d.pairs as usize + 2 + i, egress, true, egress_at);

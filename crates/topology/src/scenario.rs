@@ -262,6 +262,10 @@ pub struct DumbbellConfig {
     /// cycled when shorter than `pairs`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub access_delays: Vec<SimDuration>,
+    /// Pair i's access delay is `access.delay + i * access_delay_step` (seed
+    /// 003's "increments of 0.5 msec"); not together with `access_delays`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay_step: Option<SimDuration>,
 }
 
 /// The parking-lot preset.

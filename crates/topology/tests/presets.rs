@@ -136,3 +136,27 @@ traffic = { kind = "poisson_arrivals", rate = 2.0, size = { dist = "exponential"
         assert!(f.fct_secs().unwrap() > 0.02);
     }
 }
+
+#[test]
+fn access_delays_can_grow_by_a_step_per_pair() {
+    let src = DUMBBELL.replace(
+        "access = { capacity = \"100Mbps\", delay = \"1ms\", buffer = \"100pkt\" }",
+        "access = { capacity = \"100Mbps\", delay = \"20ms\", buffer = \"100pkt\" }\naccess_delay_step = \"0.5ms\"",
+    );
+    let r = Resolved::parse(&src, "d").unwrap();
+    let delay = |name: &str| {
+        let l = r.graph.links.iter().find(|l| l.name == name).unwrap();
+        l.delay.as_secs_f64() * 1e3
+    };
+    // Seed 003: user i's access link is 20 + 0.5 i ms (both directions).
+    for (i, want) in [20.0, 20.5, 21.0].iter().enumerate() {
+        assert!((delay(&format!("s{i}->r1")) - want).abs() < 1e-9);
+        assert!((delay(&format!("r1->s{i}")) - want).abs() < 1e-9);
+    }
+    let both = src.replace(
+        "access_delay_step = \"0.5ms\"",
+        "access_delay_step = \"0.5ms\"\naccess_delays = [\"1ms\"]",
+    );
+    let e = Resolved::parse(&both, "d").unwrap_err().to_string();
+    assert!(e.contains("topology.access_delay_step"), "{e}");
+}
