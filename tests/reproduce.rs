@@ -12,7 +12,16 @@ fn netsim() -> Command {
 
 #[test]
 fn the_fast_subset_of_seed_001_reproduces() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/papers/wtp-multcp");
+    fast_subset_reproduces("scenarios/papers/wtp-multcp");
+}
+
+#[test]
+fn the_fast_subset_of_seed_003_reproduces() {
+    fast_subset_reproduces("scenarios/papers/qlb");
+}
+
+fn fast_subset_reproduces(folder: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let out = netsim()
         .args(["reproduce", "--fast"])
         .arg(&dir)
