@@ -149,6 +149,7 @@ fn shape_word(s: Shape) -> &'static str {
         Shape::Above => "above",
         Shape::Below => "below",
         Shape::Close => "close to",
+        Shape::All => "at every point",
     }
 }
 
@@ -265,6 +266,38 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
             );
             v.got = Some((b, half, xs.len()));
             v
+        }
+        Shape::All => {
+            let v = e.value.unwrap_or(f64::NAN);
+            let allowed = e
+                .tolerance
+                .map_or(0.0, |t| t * v.abs())
+                .max(e.abs_tolerance.unwrap_or(0.0));
+            let ok = |y: f64| match e.op {
+                ExpectOp::AtLeast => y >= v,
+                ExpectOp::AtMost => y <= v,
+                ExpectOp::Approx => (y - v).abs() <= allowed,
+            };
+            let rule = match e.op {
+                ExpectOp::AtLeast => format!(">= {}", g(v)),
+                ExpectOp::AtMost => format!("<= {}", g(v)),
+                ExpectOp::Approx => format!("{} ± {}", g(v), g(allowed)),
+            };
+            let bad = curve.iter().find(|p| !(p.1.is_finite() && ok(p.1)));
+            let (lo, hi) = curve
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                    (a.min(p.1), b.max(p.1))
+                });
+            verdict(
+                bad.is_none() && !curve.is_empty(),
+                match bad {
+                    None => format!("{rule} at all {} points", curve.len()),
+                    Some(p) => format!("{rule}: fails at x = {} ({})", g(p.0), g(p.1)),
+                },
+                rule.clone(),
+                format!("{} .. {} over {} points", g(lo), g(hi), curve.len()),
+            )
         }
         Shape::Increasing | Shape::Decreasing => {
             let up = e.shape == Shape::Increasing;

@@ -100,6 +100,16 @@ than = "capacity == 20000000"
 shape = "close"
 tolerance = 0.01
 source = "below capacity the link's size does not change the throughput"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "dropped_pkts"
+against = "rate"
+where = "capacity == 10000000"
+shape = "all"
+op = "at_most"
+value = 0.0
+source = "below capacity nothing is dropped, at any rate"
 "#;
 
 const WRONG: &str = r#"
@@ -142,7 +152,7 @@ fn a_slope_and_a_monotone_curve_pass_and_a_wrong_shape_fails_the_check() {
         .lines()
         .filter(|l| l.starts_with("cbr-curve "))
         .collect();
-    assert_eq!(rows.len(), 6, "{stdout}");
+    assert_eq!(rows.len(), 7, "{stdout}");
     let row = |k: usize, has: &str, verdict: &str| {
         assert!(
             rows[k].contains(has) && rows[k].ends_with(verdict),
@@ -158,7 +168,8 @@ fn a_slope_and_a_monotone_curve_pass_and_a_wrong_shape_fails_the_check() {
     row(2, "3 points", "PASS");
     row(3, "at all 4 shared x", "PASS");
     row(4, "within ±1% of", "PASS");
-    row(5, "fails from x =", "MISS");
+    row(5, "<= 0 at all 4 points", "PASS");
+    row(6, "fails from x =", "MISS");
     // --check turns the miss into exit code 1 (the runs are reused).
     let o = netsim(&args(true), dir.path());
     assert_eq!(o.status.code(), Some(1));
@@ -174,7 +185,7 @@ fn reproduce_without_fast_judges_the_curves_and_with_fast_does_not() {
     assert!(o.status.success(), "{stdout}");
     assert!(stdout.contains("cbr-curve (sweep)"), "{stdout}");
     assert!(
-        stdout.contains("6 of 6 reference values reproduced"),
+        stdout.contains("7 of 7 reference values reproduced"),
         "{stdout}"
     );
     // The campaign went to the default store, relative to the working directory.

@@ -29,6 +29,8 @@
 //! same sweep (`than`, a condition like `where`): at every x of this curve
 //! inside the x range both cover, this curve's mean is above / below / within
 //! the tolerance of the other's, read off the other by linear interpolation.
+//! `all` compares every point's mean with `value` by `op` ("utilisation at
+//! least 0.99 at every capacity").
 
 use serde::{Deserialize, Serialize};
 
@@ -54,6 +56,9 @@ pub enum Shape {
     /// Within `abs_tolerance` (or `tolerance` x the other's value) of the curve
     /// `than` wherever both have points.
     Close,
+    /// Every point compared with `value` by `op` (at_least, at_most, or approx
+    /// within the tolerance).
+    All,
 }
 
 /// The x axis: a swept parameter, or a measured metric's per-point mean.
@@ -234,29 +239,35 @@ pub(super) fn resolve(
     for (k, e) in entries.iter().enumerate() {
         let err = |key: &str, m: String| ScenarioError::new(format!("sweep.expect[{k}].{key}"), m);
         let slope = e.shape == Shape::Slope;
-        if slope && e.value.is_none_or(|v| !v.is_finite()) {
-            return Err(err(
-                "value",
-                "shape = \"slope\" needs a finite `value`".into(),
-            ));
-        }
-        if slope && e.op == ExpectOp::Approx && e.tolerance.is_none() && e.abs_tolerance.is_none() {
-            return Err(err(
-                "tolerance",
-                "a slope with op = \"approx\" needs `tolerance` or `abs_tolerance`".into(),
-            ));
-        }
+        let all = e.shape == Shape::All;
         let close = e.shape == Shape::Close;
-        if !slope && e.value.is_some() {
+        if (slope || all) && e.value.is_none_or(|v| !v.is_finite()) {
             return Err(err(
                 "value",
-                "`value` goes with shape = \"slope\" only".into(),
+                "shape = \"slope\" or \"all\" needs a finite `value`".into(),
             ));
         }
-        if !slope && !close && (e.tolerance.is_some() || e.abs_tolerance.is_some()) {
+        if (slope || all)
+            && e.op == ExpectOp::Approx
+            && e.tolerance.is_none()
+            && e.abs_tolerance.is_none()
+        {
             return Err(err(
                 "tolerance",
-                "tolerances go with shape = \"slope\" or \"close\" only".into(),
+                "shape = \"slope\" or \"all\" with op = \"approx\" needs `tolerance` or `abs_tolerance`"
+                    .into(),
+            ));
+        }
+        if !slope && !all && e.value.is_some() {
+            return Err(err(
+                "value",
+                "`value` goes with shape = \"slope\" or \"all\" only".into(),
+            ));
+        }
+        if !slope && !close && !all && (e.tolerance.is_some() || e.abs_tolerance.is_some()) {
+            return Err(err(
+                "tolerance",
+                "tolerances go with shape = \"slope\", \"close\" or \"all\" only".into(),
             ));
         }
         if close && e.tolerance.is_none() && e.abs_tolerance.is_none() {
@@ -297,7 +308,13 @@ pub(super) fn resolve(
                 with_x(o, &e.against, &names, points).map_err(|m| err("than", m))?
             }
         };
-        let min = if slope { 3 } else { 2 };
+        let min = if slope {
+            3
+        } else if all {
+            1
+        } else {
+            2
+        };
         for (key, set) in [("where", &mine), ("than", &other)] {
             if (key == "where" || compares) && set.len() < min {
                 return Err(err(
