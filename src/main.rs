@@ -16,6 +16,7 @@
 
 mod curve;
 mod expect;
+mod maxmin_report;
 mod reproduce;
 mod runner;
 mod slurm;
@@ -367,6 +368,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     summary.push_str(&analysis::report::render_report(&set, &rows));
 
     let per_rep = runner::per_replication_metrics(&set);
+    if let Some(mm) = maxmin_report::section(&resolved, &per_rep) {
+        summary.push_str(&mm);
+    }
     let verdicts = expect::evaluate(&resolved.scenario.expect, &per_rep);
     if !verdicts.is_empty() {
         summary.push_str("\nReference values\n");

@@ -40,6 +40,12 @@ impl Default for CcConfig {
 }
 
 impl CcConfig {
+    /// Whether the controller follows a rate the network computes (the
+    /// explicit-rate family, judged against max-min fair shares).
+    pub fn explicit_rate(&self) -> bool {
+        matches!(self, CcConfig::Qlb(_))
+    }
+
     /// The scenario name of this controller.
     pub fn name(&self) -> &'static str {
         match self {
