@@ -229,3 +229,17 @@ fn unknown_keys_beside_a_parameterless_kind_are_rejected() {
         &["flows[0].traffic", "unknown field `size`"],
     );
 }
+
+#[test]
+fn a_feedback_controller_without_a_link_that_computes_the_feedback_is_an_error() {
+    // QLB follows the rate its path's qlb links advertise; on drop-tail and
+    // threshold links it would sit at one packet forever.
+    assert_error(
+        &with("cc = { kind = \"new_reno\" }", "cc = { kind = \"qlb\" }"),
+        &[
+            "flows[0].cc",
+            "`qlb` follows Rate feedback",
+            "no link on its data path computes it",
+        ],
+    );
+}

@@ -591,6 +591,8 @@ fn check_header_family(
             .map_err(|e| err(format!("{at}.cc.{}", e.key), e.message))?;
         (ctl.header_family(), cc.name())
     };
+    // A controller that reads network feedback needs a link that writes it.
+    let mut served = family == sim_core::HeaderFamily::None;
     for &l in fwd {
         let link = &graph.links[l];
         let ctx = LinkBuildCtx {
@@ -602,6 +604,9 @@ fn check_header_family(
             .algo
             .build(&ctx)
             .map_err(|e| err(format!("{}.algo.{}", link.origin, e.key), e.message))?;
+        if algo.header_family() == Some(family) {
+            served = true;
+        }
         if let Some(need) = algo.header_family() {
             if need != family {
                 return Err(err(
@@ -614,6 +619,14 @@ fn check_header_family(
                 ));
             }
         }
+    }
+    if !served {
+        return Err(err(
+            format!("{at}.cc"),
+            format!(
+                "`{who}` follows {family:?} feedback from the network, but no link on its data path computes it (give the bottleneck a matching `algo`, e.g. kind = \"{who}\")"
+            ),
+        ));
     }
     Ok(())
 }
