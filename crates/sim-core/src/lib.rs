@@ -57,6 +57,7 @@ pub use link::{
 };
 pub use packet::{
     CcHeader, Combine, Ecn, Flags, HeaderFamily, Packet, PacketKind, PriceHeader, RateHeader,
+    WindowHeader,
 };
 pub use report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
 pub use rng::{stream, LazyRng, SimRng, StreamKind};

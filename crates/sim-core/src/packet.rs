@@ -131,6 +131,18 @@ pub struct RateHeader {
     pub congested: bool,
 }
 
+/// A window-feedback header (XCP): the sender's window and RTT, and the window
+/// change routers allow, combined by min along the path and echoed.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct WindowHeader {
+    /// Sender's congestion window, bytes.
+    pub cwnd: f64,
+    /// Sender's RTT estimate, seconds (0: none yet).
+    pub rtt: f64,
+    /// Window change allowed so far, bytes (min-combined; may be negative).
+    pub feedback: f64,
+}
+
 /// The congestion-control header a packet carries; its variant is the header
 /// family of the flow's controller. Build-time validation checks that every link
 /// algorithm on a flow's path understands the family it carries.
@@ -146,6 +158,8 @@ pub enum CcHeader {
     Price(PriceHeader),
     /// Explicit rate feedback.
     Rate(RateHeader),
+    /// Explicit window feedback (XCP).
+    Window(WindowHeader),
 }
 
 /// The header family of a [`CcHeader`]: what link algorithms declare they read or write.
@@ -157,6 +171,8 @@ pub enum HeaderFamily {
     Price,
     /// [`CcHeader::Rate`].
     Rate,
+    /// [`CcHeader::Window`].
+    Window,
 }
 
 impl CcHeader {
@@ -166,6 +182,7 @@ impl CcHeader {
             CcHeader::None => HeaderFamily::None,
             CcHeader::Price(_) => HeaderFamily::Price,
             CcHeader::Rate(_) => HeaderFamily::Rate,
+            CcHeader::Window(_) => HeaderFamily::Window,
         }
     }
 }

@@ -9,6 +9,7 @@ use sim_core::{BufferLimit, LinkAlgorithm, ParamError, Rate, SimDuration};
 
 pub mod droptail;
 pub mod load_based;
+pub mod persistent_queue;
 pub mod qlb;
 pub mod red;
 pub mod threshold;

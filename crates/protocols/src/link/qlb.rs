@@ -18,11 +18,8 @@
 //!   the packets that arrived in the period (the previous `d` if none); `y(k)`
 //!   divides by the period actually elapsed; the congestion test uses the last
 //!   `y(k)`; the congestion bit is sticky (OR along the path).
-//! - [INFERRED] §2.4: the persistent queue is a running minimum of the backlog
-//!   (bytes) found by arriving packets, restarted every `max(2 ms, d -
-//!   Q_inst/C)` (the 2 ms floor follows XCP's ns-2 practice); `q(k)` is that
-//!   minimum at the tick (the current backlog if nothing arrived since the
-//!   restart).
+//! - [INFERRED] §2.4: the persistent queue is [`PersistentQueue`]'s running
+//!   minimum of the backlog over `max(2 ms, d - Q_inst/C)`.
 //! - [INFERRED] §2.4: before the first tick `p` comes from (5) with `q = 0`,
 //!   `d = 0.05 s`, `N = 10`; the first estimator step uses `p(-1) = p(0)` and
 //!   `q(-1) = 0`.
@@ -38,10 +35,8 @@ use sim_core::{
     Packet, PacketKind, ParamError, SimDuration, SimTime, Verdict,
 };
 
+use super::persistent_queue::PersistentQueue;
 use super::{LinkBuildCtx, QueueSize};
-
-/// Floor of the persistent-queue window (XCP ns-2 practice).
-const MIN_WINDOW_S: f64 = 0.002;
 
 fn default_q_ref() -> QueueSize {
     // Seed 003 §2.5: q_ref = 100 packets.
@@ -128,10 +123,8 @@ pub struct Qlb {
     rtt_n: u64,
     /// When this period began.
     period_start: SimTime,
-    /// Running minimum of the backlog seen by arrivals, bytes (`None`: none yet).
-    q_min: Option<f64>,
-    /// When the running minimum restarts.
-    min_restart: SimTime,
+    /// The persistent queue.
+    pq: PersistentQueue,
 }
 
 impl Qlb {
@@ -172,8 +165,7 @@ impl Qlb {
             rtt_sum: 0.0,
             rtt_n: 0,
             period_start: SimTime::ZERO,
-            q_min: None,
-            min_restart: SimTime::ZERO,
+            pq: PersistentQueue::default(),
         };
         s.p = s.law(0.0, d, s.n);
         s.p_prev = s.p;
@@ -228,7 +220,7 @@ impl Qlb {
         if elapsed > 0.0 {
             self.y = self.bytes_in as f64 / elapsed;
         }
-        let q = self.q_min.unwrap_or(backlog);
+        let q = self.pq.value(backlog);
         let p = self.law(q, d, self.n);
         self.n = self.estimate(self.n, self.y, self.q_prev, d, self.p_prev);
         self.p = p;
@@ -255,14 +247,8 @@ impl LinkAlgorithm for Qlb {
                 self.rtt_n += 1;
             }
         }
-        let backlog = view.backlog_bytes as f64;
-        if view.now >= self.min_restart {
-            self.q_min = Some(backlog);
-            let window = (self.d - backlog / self.c).max(MIN_WINDOW_S);
-            self.min_restart = view.now + SimDuration::from_secs_f64(window);
-        } else {
-            self.q_min = Some(self.q_min.map_or(backlog, |m| m.min(backlog)));
-        }
+        self.pq
+            .observe(view.now, view.backlog_bytes as f64, self.d, self.c);
         Verdict::Enqueue
     }
 
@@ -410,7 +396,7 @@ mod tests {
         q.bytes_in = 1_000_000;
         q.rtt_sum = 0.3;
         q.rtt_n = 3;
-        q.q_min = Some(5000.0);
+        q.pq.observe(SimTime::ZERO, 5000.0, 0.1, q.c);
         q.tick(SimTime::from_secs_f64(0.05), 9000.0);
         assert!((q.period() - 0.1).abs() < 1e-12);
         assert!((q.y - 2e7).abs() < 1e-3, "{}", q.y);
