@@ -12,11 +12,13 @@ pub mod multcp;
 pub mod newreno;
 pub mod qlb;
 pub mod wtp;
+pub mod xcp;
 
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
 pub use qlb::{QlbCc, QlbCcConfig, QlbLoss};
 pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
+pub use xcp::{XcpCc, XcpCcConfig};
 
 /// The congestion controller of a flow, as written in a scenario
 /// (`cc = { kind = "new_reno", ... }`).
@@ -31,6 +33,8 @@ pub enum CcConfig {
     Multcp(MulTcpConfig),
     /// Seed 003's queue-length-based explicit-rate sender (needs `qlb` links).
     Qlb(QlbCcConfig),
+    /// XCP's window sender (needs `xcp` links).
+    Xcp(XcpCcConfig),
 }
 
 impl Default for CcConfig {
@@ -43,7 +47,7 @@ impl CcConfig {
     /// Whether the controller follows a rate the network computes (the
     /// explicit-rate family, judged against max-min fair shares).
     pub fn explicit_rate(&self) -> bool {
-        matches!(self, CcConfig::Qlb(_))
+        matches!(self, CcConfig::Qlb(_) | CcConfig::Xcp(_))
     }
 
     /// The scenario name of this controller.
@@ -53,6 +57,7 @@ impl CcConfig {
             CcConfig::Wtp(_) => "wtp",
             CcConfig::Multcp(_) => "multcp",
             CcConfig::Qlb(_) => "qlb",
+            CcConfig::Xcp(_) => "xcp",
         }
     }
 
@@ -63,6 +68,7 @@ impl CcConfig {
             CcConfig::Wtp(c) => c.validate(),
             CcConfig::Multcp(c) => c.validate(),
             CcConfig::Qlb(c) => c.validate(),
+            CcConfig::Xcp(c) => c.validate(),
         }
     }
 
@@ -73,6 +79,7 @@ impl CcConfig {
             CcConfig::Wtp(c) => Box::new(Wtp::new(c, mss)?),
             CcConfig::Multcp(c) => Box::new(MulTcp::new(c, mss)?),
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
+            CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
         })
     }
 }

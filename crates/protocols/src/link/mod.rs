@@ -14,6 +14,7 @@ pub mod qlb;
 pub mod red;
 pub mod threshold;
 pub mod virtual_queue;
+pub mod xcp;
 
 pub use droptail::DropTail;
 pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset};
@@ -21,6 +22,7 @@ pub use qlb::{Qlb, QlbConfig};
 pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
 pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
+pub use xcp::{Xcp, XcpConfig, XcpRtt};
 
 /// What an algorithm may know about its link when it is built.
 #[derive(Copy, Clone, Debug)]
@@ -49,6 +51,8 @@ pub enum LinkAlgoConfig {
     LoadBased(LoadBasedConfig),
     /// Seed 003's queue-length-based explicit-rate controller (stamps a rate header).
     Qlb(QlbConfig),
+    /// XCP's router: efficiency and fairness controllers, per-packet window feedback.
+    Xcp(XcpConfig),
 }
 
 // A struct variant (`DropTail {}`), not a unit variant, so that serde rejects
@@ -69,6 +73,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::VirtualQueue(_) => "virtual_queue",
             LinkAlgoConfig::LoadBased(_) => "load_based",
             LinkAlgoConfig::Qlb(_) => "qlb",
+            LinkAlgoConfig::Xcp(_) => "xcp",
         }
     }
 
@@ -81,6 +86,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::VirtualQueue(c) => Box::new(VirtualQueue::new(c, ctx)?),
             LinkAlgoConfig::LoadBased(c) => Box::new(LoadBased::new(c, ctx)?),
             LinkAlgoConfig::Qlb(c) => Box::new(Qlb::new(c, ctx)?),
+            LinkAlgoConfig::Xcp(c) => Box::new(Xcp::new(c, ctx)?),
         })
     }
 }

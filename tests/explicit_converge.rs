@@ -1,18 +1,26 @@
-//! Property test (issue 5): on random single-bottleneck set-ups QLB converges
-//! to full utilisation with no drops and equal rates. Ranges: 1-20 users,
+//! Property test (issue 5): on random single-bottleneck set-ups QLB and XCP
+//! converge to full utilisation with no drops and equal rates. Ranges: 1-20 users,
 //! bottleneck 10-200 Mb/s, one-way bottleneck delay 5-100 ms (round trips
 //! 10-200 ms plus 0.5-ms access increments), buffers of one bandwidth-delay
-//! product (at least 200 packets), q_ref = 50 packets; users join one per
+//! product (at least 200 packets), q_ref = 50 packets for QLB, XCP's defaults; users join one per
 //! 50 ms and the last 10 s of a 40-s run are measured. Thresholds: utilisation
 //! >= 98 % and Jain >= 0.98 (the issue's), zero drops (the paper's).
 
 use proptest::prelude::*;
 use topology::Resolved;
 
-fn scenario(users: u32, mbps: u32, delay_ms: u32) -> String {
+fn scenario(users: u32, mbps: u32, delay_ms: u32, xcp: bool) -> String {
     let pkts_per_s = f64::from(mbps) * 1e6 / 8000.0;
     let rtt = 4.0 * f64::from(delay_ms) / 1000.0 + f64::from(users) * 0.0005;
     let buffer = ((pkts_per_s * rtt) as u32).max(200);
+    let (algo, cc) = if xcp {
+        (r#"{ kind = "xcp" }"#, r#"{ kind = "xcp" }"#)
+    } else {
+        (
+            r#"{ kind = "qlb", q_ref = "50pkt" }"#,
+            r#"{ kind = "qlb" }"#,
+        )
+    };
     format!(
         r#"
 name = "qlb-random"
@@ -24,7 +32,7 @@ seed = 1
 [topology]
 kind = "dumbbell"
 pairs = {users}
-bottleneck = {{ capacity = "{mbps}Mbps", delay = "{delay_ms}ms", buffer = "{buffer}pkt", algo = {{ kind = "qlb", q_ref = "50pkt" }}, reverse = {{ algo = {{ kind = "drop_tail" }} }} }}
+bottleneck = {{ capacity = "{mbps}Mbps", delay = "{delay_ms}ms", buffer = "{buffer}pkt", algo = {algo}, reverse = {{ algo = {{ kind = "drop_tail" }} }} }}
 access = {{ capacity = "1Gbps", delay = "{delay_ms}ms", buffer = "{buffer}pkt" }}
 access_delay_step = "0.5ms"
 egress = {{ capacity = "1Gbps", delay = "0ms", buffer = "{buffer}pkt" }}
@@ -35,25 +43,26 @@ from = "s{{i}}"
 to = "d{{i}}"
 packet_size = "1000B"
 start_spacing = "50ms"
-cc = {{ kind = "qlb" }}
+cc = {cc}
 "#
     )
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(ProptestConfig::with_cases(16))]
 
     #[test]
-    fn qlb_fills_a_random_bottleneck_fairly_without_drops(
+    fn qlb_and_xcp_fill_a_random_bottleneck_fairly_without_drops(
         users in 1u32..=20,
         mbps in 10u32..=200,
         delay_ms in 5u32..=100,
+        xcp in any::<bool>(),
     ) {
-        let r = Resolved::parse(&scenario(users, mbps, delay_ms), "q").unwrap();
+        let r = Resolved::parse(&scenario(users, mbps, delay_ms, xcp), "q").unwrap();
         let out = r.build(1, 0).unwrap().run();
         let b = out.links.iter().find(|l| l.name == "r1->r2").unwrap();
         let util = b.utilisation();
-        prop_assert!(util >= 0.98, "utilisation {util}");
+        prop_assert!(util >= 0.98, "utilisation {util} (xcp: {xcp})");
         prop_assert_eq!(out.links.iter().map(|l| l.counters.dropped_total().pkts).sum::<u64>(), 0);
         let rates: Vec<f64> = out.flows.iter().map(|f| f.throughput_bps().unwrap_or(0.0)).collect();
         let jain = analysis::stats::jain(&rates);
