@@ -6,8 +6,8 @@ use protocols::link::{
     VqVariant,
 };
 use sim_core::{
-    BufferLimit, Bytes, FlowId, LazyRng, LinkAlgorithm, LinkId, LinkView, Packet, PacketKind, Rate,
-    Reason, RouteId, SimDuration, SimTime, StreamKind, Verdict,
+    BufferLimit, Bytes, FlowId, LazyRng, LinkAlgorithm, LinkView, Packet, PacketKind, Rate, Reason,
+    RouteId, SimDuration, SimTime, StreamKind, Verdict,
 };
 
 const C_BPS: u64 = 10_000_000;
@@ -22,17 +22,10 @@ fn ctx() -> LinkBuildCtx {
 
 fn view(now: SimTime, pkts: u32, busy_until: SimTime) -> LinkView {
     LinkView {
-        now,
-        id: LinkId(0),
-        capacity: Rate::from_bps(C_BPS),
-        delay: SimDuration::ZERO,
         backlog_pkts: pkts,
         backlog_bytes: u64::from(pkts) * 1000,
-        limit: BufferLimit::Unlimited,
-        arrived_bytes: 0,
-        departed_bytes: 0,
-        dropped_bytes: 0,
         busy_until,
+        ..LinkView::idle(now, Rate::from_bps(C_BPS))
     }
 }
 

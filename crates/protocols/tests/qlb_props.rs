@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use protocols::link::{LinkBuildCtx, Qlb, QlbConfig};
 use sim_core::{
-    BufferLimit, CcHeader, FlowId, LazyRng, LinkAlgorithm, LinkControl, LinkId, LinkView, Packet,
+    BufferLimit, CcHeader, FlowId, LazyRng, LinkAlgorithm, LinkControl, LinkView, Packet,
     PacketKind, Rate, RateHeader, RouteId, SimDuration, SimTime,
 };
 
@@ -23,17 +23,8 @@ fn qlb(c_bps: u64, q_ref_pkts: u32) -> Qlb {
 
 fn view(now: SimTime, c_bps: u64) -> LinkView {
     LinkView {
-        now,
-        id: LinkId(0),
-        capacity: Rate::from_bps(c_bps),
         delay: SimDuration::from_millis(10),
-        backlog_pkts: 0,
-        backlog_bytes: 0,
-        limit: BufferLimit::Unlimited,
-        arrived_bytes: 0,
-        departed_bytes: 0,
-        dropped_bytes: 0,
-        busy_until: SimTime::ZERO,
+        ..LinkView::idle(now, Rate::from_bps(c_bps))
     }
 }
 

@@ -120,6 +120,28 @@ pub struct LinkView {
     pub busy_until: SimTime,
 }
 
+impl LinkView {
+    /// An empty link of `capacity` at `now` that has never been busy: link 0,
+    /// no delay, no limit, zero counters. For driving a link algorithm outside
+    /// the engine (unit tests, tools); fill the fields a case needs with
+    /// struct-update syntax: `LinkView { backlog_pkts: 3, ..LinkView::idle(t, c) }`.
+    pub fn idle(now: SimTime, capacity: Rate) -> Self {
+        LinkView {
+            now,
+            id: LinkId(0),
+            capacity,
+            delay: SimDuration::ZERO,
+            backlog_pkts: 0,
+            backlog_bytes: 0,
+            limit: BufferLimit::Unlimited,
+            arrived_bytes: 0,
+            departed_bytes: 0,
+            dropped_bytes: 0,
+            busy_until: SimTime::ZERO,
+        }
+    }
+}
+
 /// Run-time link state a control law may change from its timer hook.
 #[derive(Copy, Clone, Debug)]
 pub struct LinkControl {

@@ -16,9 +16,22 @@ pub mod xcp;
 
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
-pub use qlb::{QlbCc, QlbCcConfig, QlbLoss};
+pub use qlb::{QlbCc, QlbCcConfig};
 pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
 pub use xcp::{XcpCc, XcpCcConfig};
+
+/// How a sender that follows network feedback (QLB, XCP) reacts to a loss:
+/// the papers' networks never drop, so this is the [INFERRED] "Reno-like"
+/// recovery the specs suggest, or none.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossReaction {
+    /// Reno-like: halve the window (floor one packet); a timeout resets it to one.
+    #[default]
+    Halve,
+    /// Keep following the feedback; only a timeout resets the window.
+    None,
+}
 
 /// The congestion controller of a flow, as written in a scenario
 /// (`cc = { kind = "new_reno", ... }`).

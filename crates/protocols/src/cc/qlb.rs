@@ -26,26 +26,17 @@ use sim_core::{
     AckInfo, CcHeader, Congestion, Controller, HeaderFamily, ParamError, RateHeader, SimTime,
 };
 
+use super::LossReaction;
+
 /// Gain of the delayed increase (spec §2.2 eq. 2).
 const DELAYED_GAIN: f64 = 0.1;
-
-/// What a QLB sender does on a loss (the paper's network never drops).
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum QlbLoss {
-    /// Reno-like: halve the window (floor 1 packet).
-    #[default]
-    Halve,
-    /// Keep following the echoed rate; only a timeout resets the window.
-    None,
-}
 
 /// Parameters of the QLB sender (`cc = { kind = "qlb" }`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct QlbCcConfig {
     /// Reaction to a loss (default `"halve"`).
-    pub loss: QlbLoss,
+    pub loss: LossReaction,
 }
 
 impl QlbCcConfig {
@@ -64,7 +55,7 @@ pub struct QlbCc {
     size: u32,
     /// Last smoothed RTT, seconds (0: none yet).
     srtt: f64,
-    loss: QlbLoss,
+    loss: LossReaction,
 }
 
 impl QlbCc {
@@ -114,7 +105,7 @@ impl Controller for QlbCc {
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
         match ev {
             Congestion::Loss { in_flight } | Congestion::Ecn { in_flight } => {
-                if self.loss == QlbLoss::Halve {
+                if self.loss == LossReaction::Halve {
                     let flight = in_flight as f64 / f64::from(self.size);
                     self.cwnd = (flight / 2.0).max(1.0);
                 }

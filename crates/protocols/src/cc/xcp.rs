@@ -19,14 +19,14 @@ use sim_core::{
     AckInfo, CcHeader, Congestion, Controller, HeaderFamily, ParamError, SimTime, WindowHeader,
 };
 
-use super::qlb::QlbLoss as XcpLoss;
+use super::LossReaction;
 
 /// Parameters of the XCP sender (`cc = { kind = "xcp" }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct XcpCcConfig {
     /// Reaction to a loss (default `"halve"`).
-    pub loss: XcpLoss,
+    pub loss: LossReaction,
     /// Initial window, packets (default 1).
     pub initial_window: u32,
 }
@@ -34,7 +34,7 @@ pub struct XcpCcConfig {
 impl Default for XcpCcConfig {
     fn default() -> Self {
         XcpCcConfig {
-            loss: XcpLoss::Halve,
+            loss: LossReaction::Halve,
             initial_window: 1,
         }
     }
@@ -59,7 +59,7 @@ pub struct XcpCc {
     size: f64,
     /// Last smoothed RTT, s (0: none yet).
     srtt: f64,
-    loss: XcpLoss,
+    loss: LossReaction,
 }
 
 impl XcpCc {
@@ -99,7 +99,7 @@ impl Controller for XcpCc {
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
         match ev {
             Congestion::Loss { in_flight } | Congestion::Ecn { in_flight } => {
-                if self.loss == XcpLoss::Halve {
+                if self.loss == LossReaction::Halve {
                     self.cwnd = (in_flight as f64 / 2.0).max(self.size);
                 }
             }

@@ -24,17 +24,10 @@ mod tests {
     #[test]
     fn droptail_accepts_everything_it_is_offered() {
         let view = LinkView {
-            now: SimTime::ZERO,
-            id: LinkId(0),
-            capacity: Rate::from_bps(1),
-            delay: SimDuration::ZERO,
             backlog_pkts: 1_000_000,
             backlog_bytes: 1 << 40,
             limit: BufferLimit::Packets(1),
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
-            busy_until: SimTime::ZERO,
+            ..LinkView::idle(SimTime::ZERO, Rate::from_bps(1))
         };
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);

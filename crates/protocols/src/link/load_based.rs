@@ -216,19 +216,7 @@ mod tests {
     }
 
     fn arrive(m: &mut LoadBased, now: SimTime, size: u32, rng: &mut LazyRng) -> Verdict {
-        let view = LinkView {
-            now,
-            id: LinkId(0),
-            capacity: Rate::from_bps(C_BPS),
-            delay: SimDuration::ZERO,
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            limit: BufferLimit::Unlimited,
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
-            busy_until: SimTime::ZERO,
-        };
+        let view = LinkView::idle(now, Rate::from_bps(C_BPS));
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
         m.on_arrival(&pkt, &view, rng)
     }

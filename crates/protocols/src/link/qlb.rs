@@ -106,8 +106,6 @@ pub struct Qlb {
     threshold: f64,
     /// Desired rate p(k), bytes/s.
     p: f64,
-    /// p(k-1), bytes/s.
-    p_prev: f64,
     /// q(k-1), bytes.
     q_prev: f64,
     /// N(k).
@@ -156,7 +154,6 @@ impl Qlb {
             gamma: cfg.gamma,
             threshold: cfg.congestion_threshold,
             p: 0.0,
-            p_prev: 0.0,
             q_prev: 0.0,
             n: cfg.n_init,
             d,
@@ -168,7 +165,6 @@ impl Qlb {
             pq: PersistentQueue::default(),
         };
         s.p = s.law(0.0, d, s.n);
-        s.p_prev = s.p;
         Ok(s)
     }
 
@@ -222,9 +218,9 @@ impl Qlb {
         }
         let q = self.pq.value(backlog);
         let p = self.law(q, d, self.n);
-        self.n = self.estimate(self.n, self.y, self.q_prev, d, self.p_prev);
+        // self.p is still p(k-1) here.
+        self.n = self.estimate(self.n, self.y, self.q_prev, d, self.p);
         self.p = p;
-        self.p_prev = p;
         self.q_prev = q;
         self.d = d;
         self.bytes_in = 0;
@@ -291,7 +287,7 @@ impl LinkAlgorithm for Qlb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{BufferLimit, LinkId, Rate, RateHeader};
+    use sim_core::{BufferLimit, Rate, RateHeader};
 
     const C_BPS: u64 = 155_000_000;
 
@@ -358,17 +354,8 @@ mod tests {
             congested: false,
         });
         let view = LinkView {
-            now: SimTime::ZERO,
-            id: LinkId(0),
-            capacity: Rate::from_bps(C_BPS),
             delay: SimDuration::from_millis(10),
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            limit: BufferLimit::Unlimited,
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
-            busy_until: SimTime::ZERO,
+            ..LinkView::idle(SimTime::ZERO, Rate::from_bps(C_BPS))
         };
         q.on_departure(&mut pkt, &view);
         let CcHeader::Rate(h) = pkt.cc else {

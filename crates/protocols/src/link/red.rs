@@ -420,17 +420,10 @@ mod tests {
     /// is busy until `busy_s` seconds.
     fn view(now_s: f64, pkts: u32, busy_s: f64) -> LinkView {
         LinkView {
-            now: SimTime::from_secs_f64(now_s),
-            id: LinkId(0),
-            capacity: Rate::from_bps(C_BPS),
-            delay: SimDuration::ZERO,
             backlog_pkts: pkts,
             backlog_bytes: u64::from(pkts) * 1000,
-            limit: BufferLimit::Unlimited,
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
             busy_until: SimTime::from_secs_f64(busy_s),
+            ..LinkView::idle(SimTime::from_secs_f64(now_s), Rate::from_bps(C_BPS))
         }
     }
 

@@ -82,17 +82,10 @@ mod tests {
 
     fn view(pkts: u32, bytes: u64) -> LinkView {
         LinkView {
-            now: SimTime::ZERO,
-            id: LinkId(0),
-            capacity: Rate::from_bps(1_000_000),
-            delay: SimDuration::ZERO,
             backlog_pkts: pkts,
             backlog_bytes: bytes,
             limit: BufferLimit::Packets(100),
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
-            busy_until: SimTime::ZERO,
+            ..LinkView::idle(SimTime::ZERO, Rate::from_bps(1_000_000))
         }
     }
 

@@ -222,19 +222,7 @@ mod tests {
     }
 
     fn arrive(vq: &mut VirtualQueue, now: SimTime, size: u32) -> Verdict {
-        let view = LinkView {
-            now,
-            id: LinkId(0),
-            capacity: Rate::from_bps(16_000_000),
-            delay: SimDuration::ZERO,
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            limit: BufferLimit::Unlimited,
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
-            busy_until: SimTime::ZERO,
-        };
+        let view = LinkView::idle(now, Rate::from_bps(16_000_000));
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
         vq.on_arrival(
             &pkt,

@@ -320,17 +320,9 @@ mod tests {
         x.xi_p = 0.0;
         x.xi_n = 1.0;
         let view = LinkView {
-            now: SimTime::ZERO,
             id: sim_core::LinkId(0),
-            capacity: Rate::from_bps(80_000_000),
             delay: SimDuration::from_millis(10),
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            limit: BufferLimit::Unlimited,
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
-            busy_until: SimTime::ZERO,
+            ..LinkView::idle(SimTime::ZERO, Rate::from_bps(80_000_000))
         };
         let mut p = pkt(10_000.0, 0.1);
         x.on_departure(&mut p, &view);
@@ -368,17 +360,9 @@ mod tests {
         let mut x = Xcp::new(&cfg, &ctx).unwrap();
         let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
         let view = |now: SimTime| LinkView {
-            now,
             id: sim_core::LinkId(0),
-            capacity: Rate::from_bps(80_000_000),
             delay: SimDuration::from_millis(10),
-            backlog_pkts: 0,
-            backlog_bytes: 0,
-            limit: BufferLimit::Unlimited,
-            arrived_bytes: 0,
-            departed_bytes: 0,
-            dropped_bytes: 0,
-            busy_until: SimTime::ZERO,
+            ..LinkView::idle(now, Rate::from_bps(80_000_000))
         };
         for rtt in [0.05, 0.3, 0.1] {
             x.on_arrival(&pkt(10_000.0, rtt), &view(SimTime::ZERO), &mut rng);
