@@ -158,7 +158,7 @@ pub struct CurveCheck {
 }
 
 /// A parsed condition over the parameters (`where`, `than`), checked for names.
-fn condition(src: &str, names: &[&str]) -> Result<Expr, String> {
+pub(super) fn condition(src: &str, names: &[&str]) -> Result<Expr, String> {
     let x = Expr::parse(src).map_err(|m| format!("cannot parse `{src}`: {m}"))?;
     if let Some(n) = x
         .names()

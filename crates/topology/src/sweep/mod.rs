@@ -48,7 +48,7 @@ use toml::{Table, Value};
 use crate::build::{parse_scenario, Resolved};
 use crate::error::ScenarioError;
 use crate::scenario::Scenario;
-use expr::{Expr, Val};
+use expr::Val;
 use values::{classify, expand_range, Family, RangeSpec, Scale, SweepValue};
 
 /// How parameters are combined into points.
@@ -608,17 +608,8 @@ fn filter(
         return Ok(combos);
     };
     let at = "sweep.constraint";
-    let e = Expr::parse(src).map_err(|m| err(at, format!("cannot parse `{src}`: {m}")))?;
     let names: Vec<&str> = params.iter().map(|p| p.name.as_str()).collect();
-    if let Some(n) = e.names().iter().find(|n| !names.contains(&base_name(n))) {
-        return Err(err(
-            at,
-            format!(
-                "unknown name `{n}`; the parameters are: {}",
-                names.join(", ")
-            ),
-        ));
-    }
+    let e = curve::condition(src, &names).map_err(|m| err(at, m))?;
     let total = combos.len();
     let mut kept = Vec::new();
     for c in combos {
