@@ -24,7 +24,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use protocols::cc::{Wtp, WtpConfig, WtpVariant};
-use sim_core::{AckInfo, CcHeader, Controller, SimDuration, SimTime};
+use sim_core::{AckInfo, Controller, SimDuration};
 
 const MSS: u32 = 1000;
 const CAPACITY_PER_RTT: f64 = 300.0;
@@ -34,15 +34,8 @@ const TOLERANCE: f64 = 0.07;
 
 fn ack(marked: bool) -> AckInfo {
     AckInfo {
-        now: SimTime::ZERO,
-        acked: u64::from(MSS),
-        rtt: Some(SimDuration::from_millis(200)),
-        srtt: Some(SimDuration::from_millis(200)),
-        in_flight: 0,
-        mss: MSS,
         ece: marked,
-        in_recovery: false,
-        cc: CcHeader::None,
+        ..AckInfo::segment(MSS, SimDuration::from_millis(200))
     }
 }
 

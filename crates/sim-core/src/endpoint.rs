@@ -251,6 +251,27 @@ pub struct AckInfo {
     pub cc: CcHeader,
 }
 
+impl AckInfo {
+    /// An ACK at time zero for one new `mss`-byte segment, with `rtt` as both
+    /// the sample and the smoothed RTT, nothing in flight, no ECN-Echo, no
+    /// recovery and no header: for driving a controller outside a transport
+    /// (unit tests, tools). Set what a case needs with struct-update syntax:
+    /// `AckInfo { ece: true, ..AckInfo::segment(1000, rtt) }`.
+    pub fn segment(mss: u32, rtt: SimDuration) -> Self {
+        AckInfo {
+            now: SimTime::ZERO,
+            acked: u64::from(mss),
+            rtt: Some(rtt),
+            srtt: Some(rtt),
+            in_flight: 0,
+            mss,
+            ece: false,
+            in_recovery: false,
+            cc: CcHeader::None,
+        }
+    }
+}
+
 /// A congestion signal the transport detected.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Congestion {

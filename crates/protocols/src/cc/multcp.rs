@@ -194,21 +194,16 @@ impl Controller for MulTcp {
 mod tests {
     use super::*;
     use crate::cc::{NewReno, NewRenoConfig};
-    use sim_core::{CcHeader, SimDuration};
+    use sim_core::SimDuration;
 
     const MSS: u32 = 1000;
 
     fn ack(acked: u64, ece: bool) -> AckInfo {
         AckInfo {
-            now: SimTime::ZERO,
             acked,
-            rtt: Some(SimDuration::from_millis(100)),
-            srtt: Some(SimDuration::from_millis(100)),
             in_flight: 10_000,
-            mss: MSS,
             ece,
-            in_recovery: false,
-            cc: CcHeader::None,
+            ..AckInfo::segment(MSS, SimDuration::from_millis(100))
         }
     }
 

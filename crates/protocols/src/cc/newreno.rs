@@ -152,21 +152,15 @@ impl Controller for NewReno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{CcHeader, SimDuration};
+    use sim_core::SimDuration;
 
     const MSS: u32 = 1000;
 
     fn ack(acked: u64) -> AckInfo {
         AckInfo {
-            now: SimTime::ZERO,
             acked,
-            rtt: Some(SimDuration::from_millis(100)),
-            srtt: Some(SimDuration::from_millis(100)),
             in_flight: 10_000,
-            mss: MSS,
-            ece: false,
-            in_recovery: false,
-            cc: CcHeader::None,
+            ..AckInfo::segment(MSS, SimDuration::from_millis(100))
         }
     }
 

@@ -140,14 +140,7 @@ mod tests {
 
     fn ack(allowed_bps: f64, congested: bool) -> AckInfo {
         AckInfo {
-            now: SimTime::ZERO,
             acked: 1000,
-            rtt: Some(SimDuration::from_millis(100)),
-            srtt: Some(SimDuration::from_millis(100)),
-            in_flight: 0,
-            mss: 1000,
-            ece: false,
-            in_recovery: false,
             cc: CcHeader::Rate(RateHeader {
                 desired: f64::INFINITY,
                 allowed: allowed_bps,
@@ -155,6 +148,7 @@ mod tests {
                 hops: 1,
                 congested,
             }),
+            ..AckInfo::segment(1000, SimDuration::from_millis(100))
         }
     }
 

@@ -280,21 +280,14 @@ impl Controller for Wtp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::CcHeader;
 
     const MSS: u32 = 1000;
 
     fn ack(marked: bool) -> AckInfo {
         AckInfo {
-            now: SimTime::ZERO,
-            acked: u64::from(MSS),
-            rtt: Some(SimDuration::from_millis(200)),
-            srtt: Some(SimDuration::from_millis(200)),
             in_flight: 10_000,
-            mss: MSS,
             ece: marked,
-            in_recovery: false,
-            cc: CcHeader::None,
+            ..AckInfo::segment(MSS, SimDuration::from_millis(200))
         }
     }
 

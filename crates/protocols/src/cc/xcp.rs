@@ -131,19 +131,13 @@ mod tests {
 
     fn ack(feedback: f64) -> AckInfo {
         AckInfo {
-            now: SimTime::ZERO,
             acked: 1000,
-            rtt: Some(SimDuration::from_millis(100)),
-            srtt: Some(SimDuration::from_millis(100)),
-            in_flight: 0,
-            mss: 1000,
-            ece: false,
-            in_recovery: false,
             cc: CcHeader::Window(WindowHeader {
                 cwnd: 0.0,
                 rtt: 0.1,
                 feedback,
             }),
+            ..AckInfo::segment(1000, SimDuration::from_millis(100))
         }
     }
 
