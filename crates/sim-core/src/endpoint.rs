@@ -310,7 +310,9 @@ pub enum EcnFeedback {
 
 /// The congestion-control arithmetic of a sender, plugged into a transport.
 /// Window-based controllers answer [`Controller::window`]; rate-based ones
-/// [`Controller::rate`].
+/// answer [`Controller::rate`] and [`Controller::paced`], and the transport
+/// spaces its packets at that rate (the window then only caps the data
+/// outstanding).
 pub trait Controller: Send {
     /// An acknowledgement arrived.
     fn on_ack(&mut self, ack: &AckInfo);
@@ -327,6 +329,11 @@ pub trait Controller: Send {
     /// Sending rate in bits/s (rate-based controllers).
     fn rate(&self) -> Option<f64> {
         None
+    }
+    /// True if the transport must pace its packets at [`Controller::rate`]
+    /// instead of clocking them by acknowledgements (asked once, at build time).
+    fn paced(&self) -> bool {
+        false
     }
     /// Write the controller's fields into an outgoing packet's header.
     fn stamp(&mut self, _hdr: &mut CcHeader) {}

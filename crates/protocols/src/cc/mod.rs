@@ -6,31 +6,47 @@
 //! Registration is the [`CcConfig`] enum: a new controller is one file plus one arm.
 
 use serde::{Deserialize, Serialize};
-use sim_core::{Controller, ParamError};
+use sim_core::{CcHeader, Controller, ParamError, RateHeader};
 
 pub mod multcp;
 pub mod newreno;
 pub mod qlb;
+pub mod rcp;
 pub mod wtp;
 pub mod xcp;
 
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
 pub use qlb::{QlbCc, QlbCcConfig};
+pub use rcp::{RcpCc, RcpCcConfig};
 pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
 pub use xcp::{XcpCc, XcpCcConfig};
 
-/// How a sender that follows network feedback (QLB, XCP) reacts to a loss:
+/// How a sender that follows network feedback (QLB, XCP, RCP) reacts to a loss:
 /// the papers' networks never drop, so this is the [INFERRED] "Reno-like"
 /// recovery the specs suggest, or none.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LossReaction {
-    /// Reno-like: halve the window (floor one packet); a timeout resets it to one.
+    /// Reno-like: halve the window (floor one packet; a timeout resets it to
+    /// one) or, for a rate-paced sender, the rate.
     #[default]
     Halve,
     /// Keep following the feedback; only a timeout resets the window.
     None,
+}
+
+/// The rate header a greedy explicit-rate sender (QLB, RCP) puts on each data
+/// packet: an unbounded requested rate (every router lowers it to its own),
+/// nothing allowed yet, its smoothed RTT `srtt` in seconds (0: none yet).
+pub(crate) fn greedy_rate_header(srtt: f64) -> CcHeader {
+    CcHeader::Rate(RateHeader {
+        desired: f64::INFINITY,
+        allowed: f64::INFINITY,
+        rtt: srtt,
+        hops: 0,
+        congested: false,
+    })
 }
 
 /// The congestion controller of a flow, as written in a scenario
@@ -48,6 +64,8 @@ pub enum CcConfig {
     Qlb(QlbCcConfig),
     /// XCP's window sender (needs `xcp` links).
     Xcp(XcpCcConfig),
+    /// RCP's rate-paced sender (needs `rcp` links).
+    Rcp(RcpCcConfig),
 }
 
 impl Default for CcConfig {
@@ -60,7 +78,7 @@ impl CcConfig {
     /// Whether the controller follows a rate the network computes (the
     /// explicit-rate family, judged against max-min fair shares).
     pub fn explicit_rate(&self) -> bool {
-        matches!(self, CcConfig::Qlb(_) | CcConfig::Xcp(_))
+        matches!(self, CcConfig::Qlb(_) | CcConfig::Xcp(_) | CcConfig::Rcp(_))
     }
 
     /// The scenario name of this controller.
@@ -71,6 +89,7 @@ impl CcConfig {
             CcConfig::Multcp(_) => "multcp",
             CcConfig::Qlb(_) => "qlb",
             CcConfig::Xcp(_) => "xcp",
+            CcConfig::Rcp(_) => "rcp",
         }
     }
 
@@ -82,6 +101,7 @@ impl CcConfig {
             CcConfig::Multcp(c) => c.validate(),
             CcConfig::Qlb(c) => c.validate(),
             CcConfig::Xcp(c) => c.validate(),
+            CcConfig::Rcp(c) => c.validate(),
         }
     }
 
@@ -93,6 +113,7 @@ impl CcConfig {
             CcConfig::Multcp(c) => Box::new(MulTcp::new(c, mss)?),
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
             CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
+            CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
         })
     }
 }

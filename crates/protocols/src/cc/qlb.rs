@@ -22,11 +22,9 @@
 //! - The echoed rate travels in bits/s ([`sim_core::RateHeader::allowed`]).
 
 use serde::{Deserialize, Serialize};
-use sim_core::{
-    AckInfo, CcHeader, Congestion, Controller, HeaderFamily, ParamError, RateHeader, SimTime,
-};
+use sim_core::{AckInfo, CcHeader, Congestion, Controller, HeaderFamily, ParamError, SimTime};
 
-use super::LossReaction;
+use super::{greedy_rate_header, LossReaction};
 
 /// Gain of the delayed increase (spec §2.2 eq. 2).
 const DELAYED_GAIN: f64 = 0.1;
@@ -119,13 +117,7 @@ impl Controller for QlbCc {
     }
 
     fn stamp(&mut self, hdr: &mut CcHeader) {
-        *hdr = CcHeader::Rate(RateHeader {
-            desired: f64::INFINITY,
-            allowed: f64::INFINITY,
-            rtt: self.srtt,
-            hops: 0,
-            congested: false,
-        });
+        *hdr = greedy_rate_header(self.srtt);
     }
 
     fn header_family(&self) -> HeaderFamily {
@@ -136,6 +128,7 @@ impl Controller for QlbCc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sim_core::RateHeader;
     use sim_core::SimDuration;
 
     fn ack(allowed_bps: f64, congested: bool) -> AckInfo {

@@ -8,9 +8,11 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sim_core::{BufferLimit, LinkAlgorithm, ParamError, Rate, SimDuration};
 
 pub mod droptail;
+pub mod interval;
 pub mod load_based;
 pub mod persistent_queue;
 pub mod qlb;
+pub mod rcp;
 pub mod red;
 pub mod threshold;
 pub mod virtual_queue;
@@ -19,10 +21,11 @@ pub mod xcp;
 pub use droptail::DropTail;
 pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset};
 pub use qlb::{Qlb, QlbConfig};
+pub use rcp::{Rcp, RcpConfig};
 pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
 pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
-pub use xcp::{Xcp, XcpConfig, XcpRtt};
+pub use xcp::{Xcp, XcpConfig};
 
 /// What an algorithm may know about its link when it is built.
 #[derive(Copy, Clone, Debug)]
@@ -33,6 +36,17 @@ pub struct LinkBuildCtx {
     pub delay: SimDuration,
     /// Buffer limit.
     pub limit: BufferLimit,
+}
+
+/// Which RTT sets an explicit-feedback router's control interval (XCP, RCP).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RouterRtt {
+    /// The average RTT the interval's packets carry (the standard routers).
+    #[default]
+    Average,
+    /// The largest RTT seen in the interval (seed 002's D_max variant).
+    Max,
 }
 
 /// The link algorithm of a link, as written in a scenario (`kind = "..."`).
@@ -53,6 +67,8 @@ pub enum LinkAlgoConfig {
     Qlb(QlbConfig),
     /// XCP's router: efficiency and fairness controllers, per-packet window feedback.
     Xcp(XcpConfig),
+    /// RCP's router: one rate per link, updated every min(d, 10 ms), min-combined.
+    Rcp(RcpConfig),
 }
 
 // A struct variant (`DropTail {}`), not a unit variant, so that serde rejects
@@ -74,6 +90,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::LoadBased(_) => "load_based",
             LinkAlgoConfig::Qlb(_) => "qlb",
             LinkAlgoConfig::Xcp(_) => "xcp",
+            LinkAlgoConfig::Rcp(_) => "rcp",
         }
     }
 
@@ -87,6 +104,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::LoadBased(c) => Box::new(LoadBased::new(c, ctx)?),
             LinkAlgoConfig::Qlb(c) => Box::new(Qlb::new(c, ctx)?),
             LinkAlgoConfig::Xcp(c) => Box::new(Xcp::new(c, ctx)?),
+            LinkAlgoConfig::Rcp(c) => Box::new(Rcp::new(c, ctx)?),
         })
     }
 }

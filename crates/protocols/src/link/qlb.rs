@@ -35,6 +35,7 @@ use sim_core::{
     Packet, PacketKind, ParamError, SimDuration, SimTime, Verdict,
 };
 
+use super::interval::IntervalClock;
 use super::persistent_queue::PersistentQueue;
 use super::{LinkBuildCtx, QueueSize};
 
@@ -119,8 +120,8 @@ pub struct Qlb {
     /// Sum and count of the H_rtt > 0 values carried in this period.
     rtt_sum: f64,
     rtt_n: u64,
-    /// When this period began.
-    period_start: SimTime,
+    /// The control-period clock.
+    clock: IntervalClock,
     /// The persistent queue.
     pq: PersistentQueue,
 }
@@ -161,7 +162,7 @@ impl Qlb {
             bytes_in: 0,
             rtt_sum: 0.0,
             rtt_n: 0,
-            period_start: SimTime::ZERO,
+            clock: IntervalClock::default(),
             pq: PersistentQueue::default(),
         };
         s.p = s.law(0.0, d, s.n);
@@ -207,7 +208,7 @@ impl Qlb {
 
     /// One control tick at `now` with the instantaneous backlog `backlog` bytes.
     fn tick(&mut self, now: SimTime, backlog: f64) {
-        let elapsed = now.saturating_since(self.period_start).as_secs_f64();
+        let elapsed = self.clock.elapsed(now);
         let d = if self.rtt_n > 0 {
             self.rtt_sum / self.rtt_n as f64
         } else {
@@ -226,11 +227,6 @@ impl Qlb {
         self.bytes_in = 0;
         self.rtt_sum = 0.0;
         self.rtt_n = 0;
-        self.period_start = now;
-    }
-
-    fn next_tick(&self, now: SimTime) -> SimTime {
-        now + SimDuration::from_secs_f64(self.d).max(SimDuration::from_nanos(1))
     }
 }
 
@@ -266,13 +262,12 @@ impl LinkAlgorithm for Qlb {
     }
 
     fn on_start(&mut self, view: &LinkView, ctl: &mut LinkControl) {
-        self.period_start = view.now;
-        ctl.next_timer = Some(self.next_tick(view.now));
+        self.clock.begin(view.now, self.d, ctl);
     }
 
     fn on_timer(&mut self, view: &LinkView, ctl: &mut LinkControl) {
         self.tick(view.now, view.backlog_bytes as f64);
-        ctl.next_timer = Some(self.next_tick(view.now));
+        self.clock.begin(view.now, self.d, ctl);
     }
 
     fn header_family(&self) -> Option<HeaderFamily> {
@@ -287,17 +282,13 @@ impl LinkAlgorithm for Qlb {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{BufferLimit, Rate, RateHeader};
+    use crate::link::interval::test_ctx;
+    use sim_core::{Rate, RateHeader};
 
     const C_BPS: u64 = 155_000_000;
 
     fn qlb() -> Qlb {
-        let ctx = LinkBuildCtx {
-            capacity: Rate::from_bps(C_BPS),
-            delay: SimDuration::from_millis(10),
-            limit: BufferLimit::Unlimited,
-        };
-        Qlb::new(&QlbConfig::default(), &ctx).unwrap()
+        Qlb::new(&QlbConfig::default(), &test_ctx(C_BPS)).unwrap()
     }
 
     #[test]

@@ -27,8 +27,9 @@ use sim_core::{
     PacketKind, ParamError, SimDuration, SimTime, Verdict,
 };
 
+use super::interval::IntervalClock;
 use super::persistent_queue::PersistentQueue;
-use super::LinkBuildCtx;
+use super::{LinkBuildCtx, RouterRtt};
 
 fn default_alpha() -> f64 {
     0.4
@@ -41,17 +42,6 @@ fn default_gamma() -> f64 {
 }
 fn default_d_init() -> SimDuration {
     SimDuration::from_millis(50)
-}
-
-/// Which RTT sets the control interval.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum XcpRtt {
-    /// The byte-weighted average RTT of the interval's packets (standard XCP).
-    #[default]
-    Average,
-    /// The largest RTT seen in the interval (seed 002's D_max variant).
-    Max,
 }
 
 /// Parameters (`algo = { kind = "xcp" }`); defaults are XCP's.
@@ -72,7 +62,7 @@ pub struct XcpConfig {
     pub d_init: SimDuration,
     /// `"average"` (default) or `"max"` (D_max).
     #[serde(default)]
-    pub rtt: XcpRtt,
+    pub rtt: RouterRtt,
 }
 
 impl Default for XcpConfig {
@@ -82,7 +72,7 @@ impl Default for XcpConfig {
             beta: default_beta(),
             shuffle: default_gamma(),
             d_init: default_d_init(),
-            rtt: XcpRtt::Average,
+            rtt: RouterRtt::Average,
         }
     }
 }
@@ -95,7 +85,7 @@ pub struct Xcp {
     alpha: f64,
     beta: f64,
     shuffle: f64,
-    mode: XcpRtt,
+    mode: RouterRtt,
     /// Control interval, s.
     d: f64,
     /// Feedback coefficients of the current interval.
@@ -108,7 +98,7 @@ pub struct Xcp {
     rtt_max: f64,
     sum_rtt_s_over_cwnd: f64,
     sum_s: f64,
-    period_start: SimTime,
+    clock: IntervalClock,
     pq: PersistentQueue,
     /// Last aggregate feedback phi, bytes (for probes and tests).
     phi: f64,
@@ -139,7 +129,7 @@ impl Xcp {
             rtt_max: 0.0,
             sum_rtt_s_over_cwnd: 0.0,
             sum_s: 0.0,
-            period_start: SimTime::ZERO,
+            clock: IntervalClock::default(),
             pq: PersistentQueue::default(),
             phi: 0.0,
         })
@@ -168,10 +158,10 @@ impl Xcp {
 
     /// The end of an interval at `now`, with the instantaneous backlog `backlog` bytes.
     fn tick(&mut self, now: SimTime, backlog: f64) {
-        let elapsed = now.saturating_since(self.period_start).as_secs_f64();
+        let elapsed = self.clock.elapsed(now);
         let d = match self.mode {
-            XcpRtt::Average if self.sum_s_valid > 0.0 => self.sum_rtt_s / self.sum_s_valid,
-            XcpRtt::Max if self.rtt_max > 0.0 => self.rtt_max,
+            RouterRtt::Average if self.sum_s_valid > 0.0 => self.sum_rtt_s / self.sum_s_valid,
+            RouterRtt::Max if self.rtt_max > 0.0 => self.rtt_max,
             _ => self.d,
         };
         let y = if elapsed > 0.0 {
@@ -200,11 +190,6 @@ impl Xcp {
         self.rtt_max = 0.0;
         self.sum_rtt_s_over_cwnd = 0.0;
         self.sum_s = 0.0;
-        self.period_start = now;
-    }
-
-    fn next_tick(&self, now: SimTime) -> SimTime {
-        now + SimDuration::from_secs_f64(self.d).max(SimDuration::from_nanos(1))
     }
 }
 
@@ -248,13 +233,12 @@ impl LinkAlgorithm for Xcp {
     }
 
     fn on_start(&mut self, view: &LinkView, ctl: &mut LinkControl) {
-        self.period_start = view.now;
-        ctl.next_timer = Some(self.next_tick(view.now));
+        self.clock.begin(view.now, self.d, ctl);
     }
 
     fn on_timer(&mut self, view: &LinkView, ctl: &mut LinkControl) {
         self.tick(view.now, view.backlog_bytes as f64);
-        ctl.next_timer = Some(self.next_tick(view.now));
+        self.clock.begin(view.now, self.d, ctl);
     }
 
     fn header_family(&self) -> Option<HeaderFamily> {
@@ -269,15 +253,11 @@ impl LinkAlgorithm for Xcp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{BufferLimit, FlowId, Rate, RouteId, WindowHeader};
+    use crate::link::interval::test_ctx;
+    use sim_core::{FlowId, Rate, RouteId, WindowHeader};
 
     fn xcp() -> Xcp {
-        let ctx = LinkBuildCtx {
-            capacity: Rate::from_bps(80_000_000),
-            delay: SimDuration::from_millis(10),
-            limit: BufferLimit::Unlimited,
-        };
-        Xcp::new(&XcpConfig::default(), &ctx).unwrap()
+        Xcp::new(&XcpConfig::default(), &test_ctx(80_000_000)).unwrap()
     }
 
     fn pkt(cwnd: f64, rtt: f64) -> Packet {
@@ -348,13 +328,9 @@ mod tests {
 
     #[test]
     fn the_dmax_variant_uses_the_largest_rtt() {
-        let ctx = LinkBuildCtx {
-            capacity: Rate::from_bps(80_000_000),
-            delay: SimDuration::from_millis(10),
-            limit: BufferLimit::Unlimited,
-        };
+        let ctx = test_ctx(80_000_000);
         let cfg = XcpConfig {
-            rtt: XcpRtt::Max,
+            rtt: RouterRtt::Max,
             ..XcpConfig::default()
         };
         let mut x = Xcp::new(&cfg, &ctx).unwrap();

@@ -4,6 +4,10 @@
 //!   numbers, ACK clocking, RFC 6298 RTO, duplicate-ACK fast retransmit and
 //!   NewReno fast recovery, ECN per RFC 3168), holding a `Box<dyn Controller>`
 //!   for the congestion-control arithmetic.
+//!   With a controller that is [`sim_core::Controller::paced`], the same
+//!   transport paces its packets at the controller's rate through a [`Pacer`]
+//!   (rate-based senders: RCP, seed 002's sources).
+//! - [`pacer`]: [`Pacer`], the spacing of a rate-paced sender's packets.
 //! - [`rtt`]: [`RttEstimator`], the RFC 6298 RTO estimator (shared by transports).
 //! - [`sink`]: [`TcpSink`], its receiver (cumulative ACKs, out-of-order ranges,
 //!   optional delayed ACKs, ECN-Echo).
@@ -15,10 +19,12 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{Bytes, ParamError, SimDuration};
 
+pub mod pacer;
 pub mod rtt;
 pub mod sink;
 pub mod window;
 
+pub use pacer::Pacer;
 pub use rtt::RttEstimator;
 pub use sink::TcpSink;
 pub use window::WindowSender;

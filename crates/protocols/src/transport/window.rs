@@ -44,15 +44,23 @@
 //! controller sees every echoed mark as `AckInfo::ece` on the ACK that carries it.
 //! INFERRED: a fast retransmit and an ECN reduction each count one
 //! `FlowCounters::reductions`; a timeout counts in `timeouts` only.
+//! With a [`Controller::paced`] controller (rate-based: RCP), new data leaves
+//! only when the [`Pacer`] allows it, at the controller's rate; the window
+//! still caps the data outstanding and the loss recovery above is unchanged
+//! (INFERRED: the "Reno-like" recovery seed 002 and seed 003 suggest for
+//! explicit-rate senders). Retransmissions (fast, partial-ACK and the first
+//! one after a timeout) go at once and count towards the pacing gap. The endpoint's one timer carries the earlier of the RTO and the
+//! next paced departure.
 //! Left out: limited transmit (RFC 3042), SACK, RFC 6582's optional heuristics
-//! (section 4.1/4.2), pacing, window validation (RFC 7661).
+//! (section 4.1/4.2), pacing of window-based controllers, window validation
+//! (RFC 7661).
 
 use sim_core::{
     AckInfo, Congestion, Controller, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags, HeaderFamily,
     Packet, PacketKind, ParamError, Probe, RouteId, SimDuration, SimTime,
 };
 
-use super::{RttEstimator, TcpConfig};
+use super::{Pacer, RttEstimator, TcpConfig};
 
 /// The sending half of a reliable window flow (TCP-like, byte sequence numbers).
 pub struct WindowSender {
@@ -67,6 +75,8 @@ pub struct WindowSender {
     feedback: EcnFeedback,
     /// Receiver's window, bytes (`u64::MAX`: unlimited).
     rwnd: u64,
+    /// Spacing of new data for a rate-based controller (`None`: ACK-clocked).
+    pacer: Option<Pacer>,
 
     /// Oldest unacknowledged byte.
     snd_una: u64,
@@ -114,6 +124,7 @@ impl WindowSender {
         }
         let mss = u64::from(mss);
         let feedback = cc.ecn_feedback();
+        let pacer = cc.paced().then(Pacer::new);
         Ok(WindowSender {
             feedback,
             cc,
@@ -122,6 +133,7 @@ impl WindowSender {
             dupthresh: cfg.dupack_threshold,
             ecn: cfg.ecn,
             rwnd: cfg.rwnd_pkts.map_or(u64::MAX, |w| u64::from(w) * mss),
+            pacer,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -189,12 +201,37 @@ impl WindowSender {
     fn restart_timer(&mut self, ctx: &mut EndpointCtx) {
         let at = ctx.now().saturating_add(self.rtt.rto());
         self.rto_deadline = Some(at);
-        ctx.set_deadline(Some(at));
+        self.arm(ctx);
     }
 
     fn stop_timer(&mut self, ctx: &mut EndpointCtx) {
         self.rto_deadline = None;
-        ctx.set_deadline(None);
+        self.arm(ctx);
+    }
+
+    /// Is there new data the window would let out now (pacing aside)?
+    fn sendable(&self) -> bool {
+        let seq = self.snd_nxt;
+        if seq >= self.end || (self.stopped && seq >= self.snd_max) {
+            return false;
+        }
+        seq - self.snd_una + self.seg_len(seq) <= self.cwnd().min(self.rwnd)
+    }
+
+    /// Set the endpoint's timer to the earlier of the RTO and, for a paced
+    /// sender with data to send, the next paced departure.
+    fn arm(&self, ctx: &mut EndpointCtx) {
+        let pace = match &self.pacer {
+            Some(p) if !self.done && self.sendable() => {
+                p.next_departure().map(|t| t.max(ctx.now()))
+            }
+            _ => None,
+        };
+        let at = match (self.rto_deadline, pace) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        ctx.set_deadline(at);
     }
 
     /// Emit the segment at `seq`. Bytes below `snd_max` are retransmissions.
@@ -222,12 +259,19 @@ impl WindowSender {
         }
         self.cc.stamp(&mut p.cc);
         ctx.send(p);
+        if let Some(pacer) = &mut self.pacer {
+            pacer.sent(ctx.now(), len, self.cc.rate().unwrap_or(0.0));
+        }
         len
     }
 
-    /// Send whatever the window allows, from `snd_nxt`.
+    /// Send whatever the window (and, for a paced sender, the pacer) allows,
+    /// from `snd_nxt`.
     fn send_allowed(&mut self, ctx: &mut EndpointCtx) {
         let wnd = self.cwnd().min(self.rwnd);
+        if let Some(p) = &mut self.pacer {
+            p.set_rate(self.cc.rate().unwrap_or(0.0));
+        }
         let mut sent = false;
         loop {
             let seq = self.snd_nxt;
@@ -237,12 +281,17 @@ impl WindowSender {
             if seq - self.snd_una + self.seg_len(seq) > wnd {
                 break;
             }
+            if self.pacer.as_ref().is_some_and(|p| !p.ready(ctx.now())) {
+                break;
+            }
             self.snd_nxt += self.transmit(seq, ctx);
             self.snd_max = self.snd_max.max(self.snd_nxt);
             sent = true;
         }
         if sent && self.rto_deadline.is_none() {
             self.restart_timer(ctx);
+        } else if self.pacer.is_some() {
+            self.arm(ctx);
         }
     }
 
@@ -351,6 +400,11 @@ impl WindowSender {
         self.reduced();
         self.rtt.back_off();
         self.rto_deadline = None;
+        if self.pacer.is_some() {
+            // The retransmission goes at once, as a fast retransmit does;
+            // the pacer then spaces what follows.
+            self.snd_nxt += self.transmit(self.snd_una, ctx);
+        }
         self.send_allowed(ctx);
         self.restart_timer(ctx);
     }
@@ -396,7 +450,8 @@ impl Endpoint for WindowSender {
     fn on_timer(&mut self, ctx: &mut EndpointCtx) {
         match self.rto_deadline {
             Some(at) if at <= ctx.now() => self.on_timeout(ctx),
-            other => ctx.set_deadline(other),
+            _ if self.pacer.is_some() && !self.done => self.send_allowed(ctx),
+            _ => self.arm(ctx),
         }
     }
 
@@ -410,8 +465,8 @@ impl Endpoint for WindowSender {
 
     fn probe(&self) -> Probe {
         Probe {
-            window: Some(self.cwnd() as f64),
-            rate: None,
+            window: (self.cwnd() < u64::MAX).then_some(self.cwnd() as f64),
+            rate: self.pacer.as_ref().and(self.cc.rate()),
             srtt: self.rtt.srtt().map(|s| s.as_secs_f64()),
         }
     }

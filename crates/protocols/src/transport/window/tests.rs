@@ -401,3 +401,75 @@ fn per_packet_feedback_hands_every_echo_to_the_controller_and_sends_no_cwr() {
     assert!(sent.iter().all(|p| !p.flags.contains(Flags::CWR)));
     assert!(sent.iter().all(|p| p.ecn == Ecn::Ect));
 }
+
+/// A paced sender driven by RCP's controller (rate 0 until the first echo).
+fn paced_rig() -> Rig {
+    let cc = crate::cc::RcpCc::new(&crate::cc::RcpCcConfig::default()).unwrap();
+    Rig {
+        s: WindowSender::new(&retx_cfg(), Box::new(cc), MSS as u32, None).unwrap(),
+        h: Harness::new(stream(1, 0, StreamKind::Endpoint, 0)),
+    }
+}
+
+/// An ACK at `self.h.now` echoing the path rate `bps`.
+fn rate_ack(r: &mut Rig, ack: u64, echo: SimTime, bps: f64) -> Vec<Packet> {
+    let mut p = Packet::new(Default::default(), RouteId(1), PacketKind::Ack, 40, echo);
+    p.ack = ack;
+    p.echo = echo;
+    p.cc = sim_core::CcHeader::Rate(sim_core::RateHeader {
+        desired: f64::INFINITY,
+        allowed: bps,
+        rtt: 0.0,
+        hops: 1,
+        congested: false,
+    });
+    r.call(|s, c| s.on_packet(p, c))
+}
+
+#[test]
+fn a_paced_sender_sends_one_packet_then_spaces_packets_at_the_echoed_rate() {
+    let mut r = paced_rig();
+    // Rate 0 before any echo: only the first packet (RCP's SYN) leaves, and
+    // only the RTO is armed.
+    assert_eq!(seqs(&r.start()), [0]);
+    assert_eq!(r.h.deadline, Some(ms(1000)));
+    // Its ACK after 100 ms echoes 8 Mb/s: 1000-B packets every 1 ms from the
+    // first packet's departure, so the next one is already due.
+    r.h.now = ms(100);
+    assert_eq!(seqs(&rate_ack(&mut r, 1000, SimTime::ZERO, 8e6)), [1000]);
+    assert_eq!(r.h.deadline, Some(ms(101)));
+    for k in 2..6u64 {
+        let out = r.fire();
+        assert_eq!(seqs(&out), [k * 1000], "at {:?}", r.h.now);
+        assert_eq!(r.h.now, ms(99 + k));
+    }
+    // A lower echo stretches the pending gap from the last departure
+    // (104 ms): 4 Mb/s -> 2 ms.
+    assert!(rate_ack(&mut r, 2000, ms(100), 4e6).is_empty());
+    assert_eq!(r.h.deadline, Some(ms(106)));
+    assert_eq!(r.s.probe().rate, Some(4e6));
+    assert_eq!(r.s.probe().window, None);
+}
+
+#[test]
+fn a_paced_sender_arms_the_earlier_of_the_rto_and_the_next_departure() {
+    let mut r = paced_rig();
+    r.start();
+    r.h.now = ms(100);
+    // 8 kb/s: one 1000-B packet per second. Nothing is outstanding after
+    // this ACK, so the timer is the next departure, 1 s after the first.
+    assert!(rate_ack(&mut r, 1000, SimTime::ZERO, 8e3).is_empty());
+    assert_eq!(r.h.deadline, Some(ms(1000)));
+    assert_eq!(seqs(&r.fire()), [1000]);
+    // Now the RTO (srtt 100 ms -> 300 ms, the 200-ms floor below it) comes
+    // before the next departure at 2 s.
+    let rto = r.s.rtt().rto();
+    assert_eq!(rto, SimDuration::from_millis(300));
+    assert_eq!(r.h.deadline, Some(ms(1000) + rto));
+    // It fires: the segment is retransmitted at once (go-back-N), the rate
+    // halves to 4 kb/s and the next new packet waits 2 s after it.
+    let out = r.fire();
+    assert_eq!(seqs(&out), [1000]);
+    assert!(out[0].flags.contains(Flags::RETX));
+    assert_eq!(r.s.probe().rate, Some(4e3));
+}
