@@ -17,6 +17,8 @@
 //!   file is written to a temporary name in the same directory, fsynced, then
 //!   renamed: a crash never leaves a half file under the final name.
 //! - [`read`]: tables back from a results directory (`netsim plot DIR`).
+//! - [`dynamics`]: a group's settling time and overshoot after it joined,
+//!   from the sampled flow throughput.
 //! - [`report`]: the plain-text report (per group, per link; "mean ± ci").
 //! - [`campaign`]: the store of a sweep (manifest, one result part per run,
 //!   failure and in-progress markers) and `collect`, which merges the parts into
@@ -49,6 +51,7 @@
 #![forbid(unsafe_code)]
 
 pub mod campaign;
+pub mod dynamics;
 pub mod error;
 pub mod maxmin;
 pub mod plot;

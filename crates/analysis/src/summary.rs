@@ -9,7 +9,9 @@
 //!   in the window * 8 / window length), `jain` (over the active flows' goodputs),
 //!   `retx_pkts`, `timeouts`, `reductions`, `ce_pkts` (CE-marked data packets
 //!   received; totals over the group's flows in the window), `ce_frac` (`ce_pkts`
-//!   over data packets received), `fct_s` (mean completion time of the flows that finished, whole run);
+//!   over data packets received), `fct_s` (mean completion time of the flows that finished, whole run),
+//!   and, with the `flow_rate` series, `settle_s` and `overshoot` (the group's
+//!   transient after its last member joined, [`crate::dynamics`]);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
 //!   (`utilisation`, `backlog_p99_pkts`, `drop_early_pkts`, `jain`, ...);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
@@ -23,6 +25,7 @@ use std::collections::BTreeMap;
 use polars::prelude::{DataFrame, PolarsResult};
 use sim_core::{FlowReport, GroupId, LinkId, RunOutput};
 
+use crate::dynamics::group_dynamics;
 use crate::stats::{jain, Summary};
 use crate::tables::{col, finite, link_jain, link_metrics, RunSet};
 
@@ -183,6 +186,9 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
     acc.push("ce_pkts", Some(ce as f64));
     acc.push("ce_frac", (rx > 0).then(|| ce as f64 / rx as f64));
     acc.push("fct_s", mean(&fcts));
+    let (settle, overshoot) = group_dynamics(run, flows, mean(&thr));
+    acc.push("settle_s", settle);
+    acc.push("overshoot", overshoot);
 }
 
 /// The summary as plain rows: groups (by id), then links (by id), then the run.

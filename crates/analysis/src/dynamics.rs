@@ -1,0 +1,148 @@
+//! Transient metrics of a flow group, from its flows' sampled throughput (the
+//! `flow_rate` series): how long the group takes to settle after its last
+//! member joins, and by how much its rate overshoots on the way.
+//!
+//! Definitions (for comparing explicit-rate protocols after a join, issue 5):
+//! - `x(t)`: at each sample time `t`, the mean over the group's flows sampled
+//!   at `t` of their throughput over the sample interval ending at `t`;
+//! - the reference `x*`: the group's `throughput_bps` (mean per-flow
+//!   throughput over the measurement window), the rate it settles to;
+//! - `t0`: the latest start time among the group's flows; only samples with
+//!   `t > t0` count;
+//! - `settle_s`: `t - t0` for the last sample outside the band
+//!   `|x(t) - x*| <= SETTLE_BAND x*` (0 if none is outside): the time the
+//!   group takes to enter the band for good;
+//! - `overshoot`: `max_t x(t) / x* - 1`, at least 0.
+//!
+//! Both need the `flow_rate` series and an `x* > 0`; otherwise they are
+//! undefined (no summary row).
+
+use std::collections::BTreeSet;
+
+use sim_core::{FlowId, FlowReport, RunOutput, Subject};
+
+/// Half-width of the settling band, as a fraction of the settled rate (10 %).
+pub const SETTLE_BAND: f64 = 0.1;
+
+/// `(settle_s, overshoot)` of a group's `flows` in `run`, with the settled
+/// rate `reference` (bits/s).
+pub fn group_dynamics(
+    run: &RunOutput,
+    flows: &[&FlowReport],
+    reference: Option<f64>,
+) -> (Option<f64>, Option<f64>) {
+    let Some(x_star) = reference.filter(|x| *x > 0.0 && x.is_finite()) else {
+        return (None, None);
+    };
+    let Some(t0) = flows.iter().map(|f| f.start.as_secs_f64()).reduce(f64::max) else {
+        return (None, None);
+    };
+    let members: BTreeSet<FlowId> = flows.iter().map(|f| f.flow).collect();
+    // The engine samples in time order, every flow at one instant together.
+    let mut samples: Vec<(f64, f64, u32)> = Vec::new();
+    for p in &run.series {
+        let Subject::Flow(id) = p.subject else {
+            continue;
+        };
+        if p.metric != "throughput_bps" || p.time <= t0 || !members.contains(&id) {
+            continue;
+        }
+        match samples.last_mut() {
+            Some((t, sum, n)) if *t == p.time => {
+                *sum += p.value;
+                *n += 1;
+            }
+            _ => samples.push((p.time, p.value, 1)),
+        }
+    }
+    if samples.is_empty() {
+        return (None, None);
+    }
+    let mut settle = 0.0;
+    let mut peak = f64::NEG_INFINITY;
+    for &(t, sum, n) in &samples {
+        let x = sum / f64::from(n);
+        if (x - x_star).abs() > SETTLE_BAND * x_star {
+            settle = t - t0;
+        }
+        peak = peak.max(x);
+    }
+    (Some(settle), Some((peak / x_star - 1.0).max(0.0)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::{FlowCounters, GroupId, SeriesPoint, SimTime};
+
+    fn flow(id: u32, start: f64) -> FlowReport {
+        FlowReport {
+            flow: FlowId(id),
+            group: GroupId(0),
+            start: SimTime::from_secs_f64(start),
+            finish: None,
+            active_secs: 1.0,
+            counters: FlowCounters::default(),
+            total: FlowCounters::default(),
+        }
+    }
+
+    fn run(points: &[(f64, u32, f64)]) -> RunOutput {
+        RunOutput {
+            replication: 0,
+            seed: 1,
+            events: 0,
+            end_secs: 10.0,
+            window_secs: 5.0,
+            flows: Vec::new(),
+            links: Vec::new(),
+            series: points
+                .iter()
+                .map(|&(t, f, v)| {
+                    SeriesPoint::new(t, Subject::Flow(FlowId(f)), "throughput_bps", v)
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn settle_time_is_the_last_exit_from_the_band_after_the_last_join() {
+        // Two flows, the second joins at 1 s. Means per sample: 3 (1.5 s),
+        // 1.5 (2 s), 1.05 (2.5 s), 0.95 (3 s), 1 (3.5 s); x* = 1.
+        let pts = [
+            (1.0, 0, 9.0), // before t0: ignored
+            (1.5, 0, 4.0),
+            (1.5, 1, 2.0),
+            (2.0, 0, 1.0),
+            (2.0, 1, 2.0),
+            (2.5, 0, 1.1),
+            (2.5, 1, 1.0),
+            (3.0, 0, 0.9),
+            (3.0, 1, 1.0),
+            (3.5, 0, 1.0),
+            (3.5, 1, 1.0),
+            (3.5, 7, 50.0), // another group's flow: ignored
+        ];
+        let r = run(&pts);
+        let (a, b) = (flow(0, 0.0), flow(1, 1.0));
+        let (settle, over) = group_dynamics(&r, &[&a, &b], Some(1.0));
+        assert_eq!(settle, Some(2.0 - 1.0));
+        assert!((over.unwrap() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_group_that_never_leaves_the_band_settles_at_once_without_overshoot() {
+        let r = run(&[(1.0, 0, 0.95), (2.0, 0, 1.0)]);
+        let a = flow(0, 0.5);
+        assert_eq!(group_dynamics(&r, &[&a], Some(1.0)), (Some(0.0), Some(0.0)));
+    }
+
+    #[test]
+    fn no_series_or_no_rate_means_undefined() {
+        let a = flow(0, 0.0);
+        assert_eq!(group_dynamics(&run(&[]), &[&a], Some(1.0)), (None, None));
+        let r = run(&[(1.0, 0, 1.0)]);
+        assert_eq!(group_dynamics(&r, &[&a], None), (None, None));
+        assert_eq!(group_dynamics(&r, &[&a], Some(0.0)), (None, None));
+    }
+}
