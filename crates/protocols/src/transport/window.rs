@@ -209,20 +209,21 @@ impl WindowSender {
         self.arm(ctx);
     }
 
-    /// Is there new data the window would let out now (pacing aside)?
-    fn sendable(&self) -> bool {
+    /// Is there new data a window of `wnd` bytes would let out now (pacing aside)?
+    #[inline]
+    fn sendable(&self, wnd: u64) -> bool {
         let seq = self.snd_nxt;
         if seq >= self.end || (self.stopped && seq >= self.snd_max) {
             return false;
         }
-        seq - self.snd_una + self.seg_len(seq) <= self.cwnd().min(self.rwnd)
+        seq - self.snd_una + self.seg_len(seq) <= wnd
     }
 
     /// Set the endpoint's timer to the earlier of the RTO and, for a paced
     /// sender with data to send, the next paced departure.
     fn arm(&self, ctx: &mut EndpointCtx) {
         let pace = match &self.pacer {
-            Some(p) if !self.done && self.sendable() => {
+            Some(p) if !self.done && self.sendable(self.cwnd().min(self.rwnd)) => {
                 p.next_departure().map(|t| t.max(ctx.now()))
             }
             _ => None,
@@ -273,18 +274,11 @@ impl WindowSender {
             p.set_rate(self.cc.rate().unwrap_or(0.0));
         }
         let mut sent = false;
-        loop {
-            let seq = self.snd_nxt;
-            if seq >= self.end || (self.stopped && seq >= self.snd_max) {
-                break;
-            }
-            if seq - self.snd_una + self.seg_len(seq) > wnd {
-                break;
-            }
+        while self.sendable(wnd) {
             if self.pacer.as_ref().is_some_and(|p| !p.ready(ctx.now())) {
                 break;
             }
-            self.snd_nxt += self.transmit(seq, ctx);
+            self.snd_nxt += self.transmit(self.snd_nxt, ctx);
             self.snd_max = self.snd_max.max(self.snd_nxt);
             sent = true;
         }
