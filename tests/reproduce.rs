@@ -20,6 +20,11 @@ fn the_fast_subset_of_seed_003_reproduces() {
     fast_subset_reproduces("scenarios/papers/qlb");
 }
 
+#[test]
+fn the_fast_subset_of_seed_002_reproduces() {
+    fast_subset_reproduces("scenarios/papers/zhang");
+}
+
 fn fast_subset_reproduces(folder: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let out = netsim()

@@ -70,6 +70,67 @@ pub fn group_dynamics(
     (Some(settle), Some((peak / x_star - 1.0).max(0.0)))
 }
 
+/// The sending-rate metrics of a group (see [`group_send_rate`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct SendRate {
+    /// `send_rate_bps`: over the samples in the measurement window, the mean
+    /// of the group's mean sampled rate.
+    pub mean: Option<f64>,
+    /// `send_rate_spread`: (largest - smallest) group mean sampled in the
+    /// window, over `mean` (0 for a rate that holds still).
+    pub spread: Option<f64>,
+    /// `peak_rate_bps`: the largest rate any member was sampled at over the
+    /// whole run.
+    pub peak: Option<f64>,
+    /// `peak_rate_s`: when (the first such sample).
+    pub peak_at: Option<f64>,
+}
+
+/// The sending-rate metrics of a group's `flows` in `run`, from the
+/// controllers' own rate (the `rate_bps` points of the `flow_rate` series; the
+/// rate the papers of the explicit-rate family plot, which may exceed what
+/// the path delivers).
+pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
+    let members: BTreeSet<FlowId> = flows.iter().map(|f| f.flow).collect();
+    let window_start = run.end_secs - run.window_secs;
+    let mut peak: Option<(f64, f64)> = None;
+    // (time, sum, count) per sampling instant in the window.
+    let mut samples: Vec<(f64, f64, u32)> = Vec::new();
+    for p in &run.series {
+        let Subject::Flow(id) = p.subject else {
+            continue;
+        };
+        if p.metric != "rate_bps" || !p.value.is_finite() || !members.contains(&id) {
+            continue;
+        }
+        if peak.is_none_or(|(v, _)| p.value > v) {
+            peak = Some((p.value, p.time));
+        }
+        if p.time > window_start {
+            match samples.last_mut() {
+                Some((t, sum, n)) if *t == p.time => {
+                    *sum += p.value;
+                    *n += 1;
+                }
+                _ => samples.push((p.time, p.value, 1)),
+            }
+        }
+    }
+    let means: Vec<f64> = samples.iter().map(|&(_, s, n)| s / f64::from(n)).collect();
+    let mean = (!means.is_empty()).then(|| means.iter().sum::<f64>() / means.len() as f64);
+    let spread = mean.filter(|m| *m > 0.0).map(|m| {
+        let hi = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
+        (hi - lo) / m
+    });
+    SendRate {
+        mean,
+        spread,
+        peak: peak.map(|p| p.0),
+        peak_at: peak.map(|p| p.1),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,5 +205,34 @@ mod tests {
         let r = run(&[(1.0, 0, 1.0)]);
         assert_eq!(group_dynamics(&r, &[&a], None), (None, None));
         assert_eq!(group_dynamics(&r, &[&a], Some(0.0)), (None, None));
+    }
+
+    #[test]
+    fn send_rate_is_the_window_mean_and_the_peak_covers_the_whole_run() {
+        // Window (5, 10]: group means 3 (6 s) and 5 (8 s); the peak (30 at
+        // 1 s) is before it.
+        let mut r = run(&[]);
+        for (t, f, v) in [
+            (1.0, 0, 30.0),
+            (1.0, 1, 1.0),
+            (6.0, 0, 4.0),
+            (6.0, 1, 2.0),
+            (8.0, 0, 6.0),
+            (8.0, 1, 4.0),
+        ] {
+            r.series
+                .push(SeriesPoint::new(t, Subject::Flow(FlowId(f)), "rate_bps", v));
+        }
+        let (f0, f1) = (flow(0, 0.0), flow(1, 0.0));
+        let s = group_send_rate(&r, &[&f0, &f1]);
+        assert_eq!(s.mean, Some(4.0));
+        assert_eq!(s.spread, Some(0.5));
+        assert_eq!((s.peak, s.peak_at), (Some(30.0), Some(1.0)));
+        // One member alone.
+        let s = group_send_rate(&r, &[&f1]);
+        assert_eq!(
+            (s.mean, s.peak, s.spread),
+            (Some(3.0), Some(4.0), Some(2.0 / 3.0))
+        );
     }
 }

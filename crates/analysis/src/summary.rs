@@ -11,7 +11,9 @@
 //!   received; totals over the group's flows in the window), `ce_frac` (`ce_pkts`
 //!   over data packets received), `fct_s` (mean completion time of the flows that finished, whole run),
 //!   and, with the `flow_rate` series, `settle_s` and `overshoot` (the group's
-//!   transient after its last member joined, [`crate::dynamics`]);
+//!   transient after its last member joined, [`crate::dynamics`]) and, for
+//!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`, `peak_rate_bps` and `peak_rate_s`
+//!   (the controllers' own sending rate: window mean, and the peak over the run);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
 //!   (`utilisation`, `backlog_p99_pkts`, `drop_early_pkts`, `jain`, ...);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
@@ -25,7 +27,7 @@ use std::collections::BTreeMap;
 use polars::prelude::{DataFrame, PolarsResult};
 use sim_core::{FlowReport, GroupId, LinkId, RunOutput};
 
-use crate::dynamics::group_dynamics;
+use crate::dynamics::{group_dynamics, group_send_rate};
 use crate::stats::{jain, Summary};
 use crate::tables::{col, finite, link_jain, link_metrics, RunSet};
 
@@ -189,6 +191,11 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
     let (settle, overshoot) = group_dynamics(run, flows, mean(&thr));
     acc.push("settle_s", settle);
     acc.push("overshoot", overshoot);
+    let send = group_send_rate(run, flows);
+    acc.push("send_rate_bps", send.mean);
+    acc.push("send_rate_spread", send.spread);
+    acc.push("peak_rate_bps", send.peak);
+    acc.push("peak_rate_s", send.peak_at);
 }
 
 /// The summary as plain rows: groups (by id), then links (by id), then the run.

@@ -335,8 +335,10 @@ pub trait Controller: Send {
     fn paced(&self) -> bool {
         false
     }
-    /// Write the controller's fields into an outgoing packet's header.
-    fn stamp(&mut self, _hdr: &mut CcHeader) {}
+    /// Write the controller's fields into the header of a data packet of
+    /// `len` bytes that leaves at `now` (called once per transmission,
+    /// retransmissions included).
+    fn stamp(&mut self, _now: SimTime, _len: u32, _hdr: &mut CcHeader) {}
     /// The header family the controller uses.
     fn header_family(&self) -> HeaderFamily {
         HeaderFamily::None

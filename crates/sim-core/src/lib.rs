@@ -56,8 +56,8 @@ pub use link::{
     Reason, Verdict,
 };
 pub use packet::{
-    CcHeader, Combine, Ecn, Flags, HeaderFamily, Packet, PacketKind, PriceHeader, RateHeader,
-    WindowHeader,
+    CcHeader, Combine, Ecn, Flags, HeaderFamily, JetMaxHeader, MkcHeader, Packet, PacketKind,
+    PriceHeader, RateHeader, WindowHeader,
 };
 pub use report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
 pub use rng::{stream, LazyRng, SimRng, StreamKind};

@@ -143,6 +143,53 @@ pub struct WindowHeader {
     pub feedback: f64,
 }
 
+/// The header of the Kelly / MKC / EMKC family (seed 002, Fig. 18): the price
+/// of the most congested router on the path so far (max-combined; Kelly's
+/// classic form sums it instead), with that router's identity, feedback
+/// sequence number and averaging interval, plus the user's own field `usr`,
+/// all echoed by the receiver.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct MkcHeader {
+    /// Price (loss) value; EMKC's `(X - C)/X` may be negative.
+    pub p: f64,
+    /// The user's field: its current rate (bits/s, the naive reference) or
+    /// the bytes it sent before this packet (the proper reference, eq. 124).
+    pub usr: f64,
+    /// The stamping router (0: none yet).
+    pub id: u32,
+    /// The stamping router's feedback sequence number.
+    pub seq: u32,
+    /// The stamping router's averaging interval Delta, seconds.
+    pub delta: f32,
+    /// The sender's smoothed RTT, seconds (0: none yet), for routers that
+    /// normalise by the largest RTT (EMKC-AVQ's D_max).
+    pub rtt: f32,
+}
+
+/// JetMax's header (seed 002, Fig. 35b): the fair share and loss of the most
+/// congested router so far, hop-count router identities, the proposed
+/// (virtual) packet size and the actual inter-packet gap.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct JetMaxHeader {
+    /// Proposed-rate loss `p+` of the suggested router (max-combined, with the
+    /// fair-share tie-break).
+    pub p: f64,
+    /// Fair share `g+` of the suggested router, bits/s.
+    pub g: f64,
+    /// Inter-packet gap at the actual rate, `s / x`, seconds.
+    pub gap: f32,
+    /// Virtual packet size `s x+ / x`, bytes (the proposed rate's share).
+    pub size_plus: f32,
+    /// Interval counter of the suggested router (duplicate detection).
+    pub seq: u16,
+    /// R_T: hop number of the sender's true bottleneck (0: none).
+    pub rt: u8,
+    /// R_C: hop number, incremented by every JetMax router.
+    pub rc: u8,
+    /// R_S: hop number of the suggested bottleneck (0: none).
+    pub rs: u8,
+}
+
 /// The congestion-control header a packet carries; its variant is the header
 /// family of the flow's controller. Build-time validation checks that every link
 /// algorithm on a flow's path understands the family it carries.
@@ -160,6 +207,10 @@ pub enum CcHeader {
     Rate(RateHeader),
     /// Explicit window feedback (XCP).
     Window(WindowHeader),
+    /// Kelly / MKC / EMKC price feedback.
+    Mkc(MkcHeader),
+    /// JetMax fair-share feedback.
+    JetMax(JetMaxHeader),
 }
 
 /// The header family of a [`CcHeader`]: what link algorithms declare they read or write.
@@ -173,6 +224,10 @@ pub enum HeaderFamily {
     Rate,
     /// [`CcHeader::Window`].
     Window,
+    /// [`CcHeader::Mkc`].
+    Mkc,
+    /// [`CcHeader::JetMax`].
+    JetMax,
 }
 
 impl CcHeader {
@@ -183,6 +238,8 @@ impl CcHeader {
             CcHeader::Price(_) => HeaderFamily::Price,
             CcHeader::Rate(_) => HeaderFamily::Rate,
             CcHeader::Window(_) => HeaderFamily::Window,
+            CcHeader::Mkc(_) => HeaderFamily::Mkc,
+            CcHeader::JetMax(_) => HeaderFamily::JetMax,
         }
     }
 }

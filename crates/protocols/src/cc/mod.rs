@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{CcHeader, Controller, ParamError, RateHeader};
 
+pub mod emkc;
+pub mod kelly;
 pub mod multcp;
 pub mod newreno;
 pub mod qlb;
@@ -15,6 +17,8 @@ pub mod rcp;
 pub mod wtp;
 pub mod xcp;
 
+pub use emkc::{EmkcCc, EmkcCcConfig, Reference, SwitchRule};
+pub use kelly::{KellyCc, KellyCcConfig};
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
 pub use qlb::{QlbCc, QlbCcConfig};
@@ -66,6 +70,10 @@ pub enum CcConfig {
     Xcp(XcpCcConfig),
     /// RCP's rate-paced sender (needs `rcp` links).
     Rcp(RcpCcConfig),
+    /// Classic Kelly control's rate-paced source (needs `kelly` links).
+    Kelly(KellyCcConfig),
+    /// The MKC/EMKC rate-paced user (needs `emkc` or `emkc_avq` links).
+    Emkc(EmkcCcConfig),
 }
 
 impl Default for CcConfig {
@@ -78,7 +86,10 @@ impl CcConfig {
     /// Whether the controller follows a rate the network computes (the
     /// explicit-rate family, judged against max-min fair shares).
     pub fn explicit_rate(&self) -> bool {
-        matches!(self, CcConfig::Qlb(_) | CcConfig::Xcp(_) | CcConfig::Rcp(_))
+        matches!(
+            self,
+            CcConfig::Qlb(_) | CcConfig::Xcp(_) | CcConfig::Rcp(_) | CcConfig::Emkc(_)
+        )
     }
 
     /// The scenario name of this controller.
@@ -90,6 +101,8 @@ impl CcConfig {
             CcConfig::Qlb(_) => "qlb",
             CcConfig::Xcp(_) => "xcp",
             CcConfig::Rcp(_) => "rcp",
+            CcConfig::Kelly(_) => "kelly",
+            CcConfig::Emkc(_) => "emkc",
         }
     }
 
@@ -102,6 +115,8 @@ impl CcConfig {
             CcConfig::Qlb(c) => c.validate(),
             CcConfig::Xcp(c) => c.validate(),
             CcConfig::Rcp(c) => c.validate(),
+            CcConfig::Kelly(c) => c.validate(),
+            CcConfig::Emkc(c) => c.validate(),
         }
     }
 
@@ -114,6 +129,8 @@ impl CcConfig {
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
             CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
             CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
+            CcConfig::Kelly(c) => Box::new(KellyCc::new(c)?),
+            CcConfig::Emkc(c) => Box::new(EmkcCc::new(c)?),
         })
     }
 }

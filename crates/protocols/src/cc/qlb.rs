@@ -116,7 +116,7 @@ impl Controller for QlbCc {
         (self.cwnd * f64::from(self.size)) as u64
     }
 
-    fn stamp(&mut self, hdr: &mut CcHeader) {
+    fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
         *hdr = greedy_rate_header(self.srtt);
     }
 
@@ -187,12 +187,12 @@ mod tests {
     fn headers_carry_the_srtt_and_an_unbounded_desired_rate() {
         let mut c = qlb();
         let mut h = CcHeader::None;
-        c.stamp(&mut h);
+        c.stamp(SimTime::ZERO, 1000, &mut h);
         let CcHeader::Rate(r) = h else { unreachable!() };
         assert_eq!((r.rtt, r.congested), (0.0, false));
         assert!(r.allowed.is_infinite());
         c.on_ack(&ack(8e6, false));
-        c.stamp(&mut h);
+        c.stamp(SimTime::ZERO, 1000, &mut h);
         let CcHeader::Rate(r) = h else { unreachable!() };
         assert!((r.rtt - 0.1).abs() < 1e-12);
     }

@@ -133,7 +133,7 @@ impl Controller for RcpCc {
         true
     }
 
-    fn stamp(&mut self, hdr: &mut CcHeader) {
+    fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
         *hdr = greedy_rate_header(self.srtt);
     }
 
@@ -239,12 +239,12 @@ mod tests {
     fn headers_carry_the_srtt_and_an_unbounded_rate() {
         let mut c = rcp(LossReaction::Halve);
         let mut h = CcHeader::None;
-        c.stamp(&mut h);
+        c.stamp(SimTime::ZERO, 1000, &mut h);
         let CcHeader::Rate(r) = h else { unreachable!() };
         assert_eq!(r.rtt, 0.0);
         assert!(r.allowed.is_infinite());
         c.on_ack(&ack(0.1, 8e6));
-        c.stamp(&mut h);
+        c.stamp(SimTime::ZERO, 1000, &mut h);
         let CcHeader::Rate(r) = h else { unreachable!() };
         assert!((r.rtt - 0.1).abs() < 1e-12);
         assert_eq!(c.header_family(), HeaderFamily::Rate);

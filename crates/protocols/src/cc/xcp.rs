@@ -111,7 +111,7 @@ impl Controller for XcpCc {
         self.cwnd as u64
     }
 
-    fn stamp(&mut self, hdr: &mut CcHeader) {
+    fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
         *hdr = CcHeader::Window(WindowHeader {
             cwnd: self.cwnd,
             rtt: self.srtt,
@@ -159,7 +159,7 @@ mod tests {
         let mut c = XcpCc::new(&XcpCcConfig::default(), 1000).unwrap();
         c.on_ack(&ack(1000.0));
         let mut h = CcHeader::None;
-        c.stamp(&mut h);
+        c.stamp(SimTime::ZERO, 1000, &mut h);
         let CcHeader::Window(w) = h else {
             unreachable!()
         };

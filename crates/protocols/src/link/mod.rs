@@ -7,8 +7,11 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sim_core::{BufferLimit, LinkAlgorithm, ParamError, Rate, SimDuration};
 
+pub mod avq;
 pub mod droptail;
+pub mod emkc;
 pub mod interval;
+pub mod kelly;
 pub mod load_based;
 pub mod persistent_queue;
 pub mod qlb;
@@ -18,7 +21,10 @@ pub mod threshold;
 pub mod virtual_queue;
 pub mod xcp;
 
+pub use avq::{Avq, AvqConfig};
 pub use droptail::DropTail;
+pub use emkc::{Emkc, EmkcConfig, PathPrice};
+pub use kelly::KellyLinkConfig;
 pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset};
 pub use qlb::{Qlb, QlbConfig};
 pub use rcp::{Rcp, RcpConfig};
@@ -69,6 +75,12 @@ pub enum LinkAlgoConfig {
     Xcp(XcpConfig),
     /// RCP's router: one rate per link, updated every min(d, 10 ms), min-combined.
     Rcp(RcpConfig),
+    /// Classic Kelly control's router: a price per interval, summed along the path.
+    Kelly(KellyLinkConfig),
+    /// The MKC/EMKC router: price (X - C)/X per interval, max along the path.
+    Emkc(EmkcConfig),
+    /// EMKC-AVQ's router: the EMKC price against an adaptive virtual capacity.
+    EmkcAvq(AvqConfig),
 }
 
 // A struct variant (`DropTail {}`), not a unit variant, so that serde rejects
@@ -91,6 +103,9 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Qlb(_) => "qlb",
             LinkAlgoConfig::Xcp(_) => "xcp",
             LinkAlgoConfig::Rcp(_) => "rcp",
+            LinkAlgoConfig::Kelly(_) => "kelly",
+            LinkAlgoConfig::Emkc(_) => "emkc",
+            LinkAlgoConfig::EmkcAvq(_) => "emkc_avq",
         }
     }
 
@@ -105,6 +120,9 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Qlb(c) => Box::new(Qlb::new(c, ctx)?),
             LinkAlgoConfig::Xcp(c) => Box::new(Xcp::new(c, ctx)?),
             LinkAlgoConfig::Rcp(c) => Box::new(Rcp::new(c, ctx)?),
+            LinkAlgoConfig::Kelly(c) => Box::new(c.build(ctx)?),
+            LinkAlgoConfig::Emkc(c) => Box::new(Emkc::new(c, ctx)?),
+            LinkAlgoConfig::EmkcAvq(c) => Box::new(c.build(ctx)?),
         })
     }
 }

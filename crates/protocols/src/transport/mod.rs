@@ -63,6 +63,13 @@ pub struct TcpConfig {
     /// than this outstanding. Default: unlimited (like ns-2 with a large `window_`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rwnd_pkts: Option<u32>,
+    /// Repair losses. Default true. `false` makes the receiver loss-tolerant,
+    /// as a rate-paced source over UDP (the explicit-rate sources of seed 002,
+    /// whose equilibrium has persistent loss): a gap before an arriving
+    /// segment is given up, the cumulative ACK moves past it, so the sender
+    /// never sees duplicate ACKs and never retransmits (only a timeout, when
+    /// every ACK is lost, resends one segment); goodput counts what arrived.
+    pub reliable: bool,
 }
 
 impl Default for TcpConfig {
@@ -78,6 +85,7 @@ impl Default for TcpConfig {
             max_rto: SimDuration::from_secs(60),
             clock_granularity: SimDuration::ZERO,
             rwnd_pkts: None,
+            reliable: true,
         }
     }
 }

@@ -39,6 +39,8 @@ const OOO_CAPACITY: usize = 8;
 pub struct TcpSink {
     ack_size: u32,
     delayed: bool,
+    /// Repair losses (false: give gaps up, [`TcpConfig::reliable`]).
+    reliable: bool,
     delack_timeout: SimDuration,
     /// Next byte expected (everything below has arrived).
     rcv_nxt: u64,
@@ -68,6 +70,7 @@ impl TcpSink {
             feedback,
             ack_size: cfg.ack_bytes(),
             delayed: cfg.delayed_ack,
+            reliable: cfg.reliable,
             delack_timeout: cfg.delack_timeout,
             rcv_nxt: 0,
             ooo: Vec::with_capacity(OOO_CAPACITY),
@@ -178,6 +181,10 @@ impl Endpoint for TcpSink {
         let ack_at_once = ce && self.feedback == EcnFeedback::PerPacket;
         self.last_cc = pkt.cc;
         let (start, end) = (pkt.seq, pkt.seq + u64::from(pkt.size));
+        if !self.reliable && start > self.rcv_nxt {
+            // Loss-tolerant: the bytes of the gap are given up.
+            self.rcv_nxt = start;
+        }
         if end <= self.rcv_nxt {
             // A duplicate: ACK at once so the sender learns what arrived.
             self.ack_now(self.echo_for(&pkt), ctx);
@@ -314,6 +321,21 @@ mod tests {
         assert_eq!(out[0].echo, ms(5));
         assert!(r.k.out_of_order().is_empty());
         assert_eq!(r.h.counters.goodput_bytes, 5000);
+    }
+
+    #[test]
+    fn a_loss_tolerant_receiver_gives_a_gap_up_and_never_sends_a_duplicate_ack() {
+        let mut r = Rig::new(TcpConfig {
+            reliable: false,
+            ..TcpConfig::default()
+        });
+        assert_eq!(acks(&r.data(0, ms(0))), [1000]);
+        // Segment [1000, 2000) is lost: the next ACK moves past it.
+        assert_eq!(acks(&r.data(2000, ms(2))), [3000]);
+        assert_eq!(acks(&r.data(3000, ms(3))), [4000]);
+        assert!(r.k.out_of_order().is_empty());
+        // Goodput counts only what arrived.
+        assert_eq!(r.h.counters.goodput_bytes, 3000);
     }
 
     #[test]

@@ -258,7 +258,7 @@ impl WindowSender {
         if seq + len == self.end {
             p.flags.insert(Flags::FIN);
         }
-        self.cc.stamp(&mut p.cc);
+        self.cc.stamp(ctx.now(), len as u32, &mut p.cc);
         ctx.send(p);
         if let Some(pacer) = &mut self.pacer {
             pacer.sent(ctx.now(), len, self.cc.rate().unwrap_or(0.0));

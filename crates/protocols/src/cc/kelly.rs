@@ -1,0 +1,238 @@
+//! Classic Kelly control as a packet-level source (seed 002, ch. II eq. 1 in
+//! the Johari-Tan discrete form, and ch. V eq. 53-54): every control step
+//! the rate moves by `kappa (omega - x(n-D) sum_j mu_j)`, with the path's
+//! summed price (links `kelly`).
+//!
+//! Provenance (spec `seed-002-zhang.md` §2.2, E5.2):
+//! - [PAPER] `x(n) = x(n-1) + kappa (omega - x(n-D) mu)`: the reference of
+//!   the increment is the previous rate, the price is multiplied by the rate
+//!   that produced it; with the "negative loss" price `(x - C)/x` and one
+//!   flow this is eq. 54, `x(n) = x(n-1) + kappa omega - kappa (x(n-D) - C)`,
+//!   stable iff `kappa < 2 sin(pi / (2 (2D - 1)))` (D <= 3 steps for
+//!   kappa = 1/2).
+//! - [INFERRED, UNSPECIFIED in ns-2] the control step is a fixed period
+//!   `step` (default 30 ms: the spec's inference from the stability limit of
+//!   E5.2, D < 4 steps at 90 ms but not at 120 ms); `x(n-D)` is the rate the
+//!   price-carrying packet was sent at (echoed in `usr`) and the price is the
+//!   latest one echoed. Steps run when ACKs arrive (several at once if ACKs
+//!   were sparse), from the first price on.
+//! - [INFERRED] initial rate `init_rate` (default 100 kb/s, as EMKC's in
+//!   Fig. 21) and a floor `min_rate` (default 10 kb/s); losses do not change
+//!   the rate (the price is the loss).
+
+use serde::{Deserialize, Serialize};
+use sim_core::{
+    check_range, AckInfo, CcHeader, Congestion, Controller, HeaderFamily, MkcHeader, ParamError,
+    Rate, SimDuration, SimTime,
+};
+
+fn default_kappa() -> f64 {
+    0.5
+}
+fn default_omega() -> Rate {
+    Rate::from_bps(20_000)
+}
+fn default_step() -> SimDuration {
+    SimDuration::from_millis(30)
+}
+fn default_init_rate() -> Rate {
+    Rate::from_bps(100_000)
+}
+fn default_min_rate() -> Rate {
+    Rate::from_bps(10_000)
+}
+
+/// Most steps taken on one ACK (a longer silence restarts the step clock).
+const MAX_CATCH_UP: u32 = 1000;
+
+/// Parameters of the Kelly source (`cc = { kind = "kelly" }`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KellyCcConfig {
+    /// Gain kappa > 0 (default 0.5).
+    #[serde(default = "default_kappa")]
+    pub kappa: f64,
+    /// Willingness to pay omega, a rate (default 20 kb/s, E5.2).
+    #[serde(default = "default_omega")]
+    pub omega: Rate,
+    /// Control step (default 30 ms).
+    #[serde(default = "default_step")]
+    pub step: SimDuration,
+    /// Rate before the first step (default 100 kb/s).
+    #[serde(default = "default_init_rate")]
+    pub init_rate: Rate,
+    /// Floor of the rate (default 10 kb/s).
+    #[serde(default = "default_min_rate")]
+    pub min_rate: Rate,
+}
+
+impl Default for KellyCcConfig {
+    fn default() -> Self {
+        KellyCcConfig {
+            kappa: default_kappa(),
+            omega: default_omega(),
+            step: default_step(),
+            init_rate: default_init_rate(),
+            min_rate: default_min_rate(),
+        }
+    }
+}
+
+impl KellyCcConfig {
+    /// Check parameter ranges (keys relative to the `cc` table).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_range("kappa", self.kappa, f64::MIN_POSITIVE, 10.0)?;
+        if self.step == SimDuration::ZERO {
+            return Err(ParamError::new("step", "must be > 0"));
+        }
+        if self.min_rate.bps() == 0 {
+            return Err(ParamError::new("min_rate", "must be > 0"));
+        }
+        if self.init_rate < self.min_rate {
+            return Err(ParamError::new(
+                "init_rate",
+                format!("must be >= min_rate ({})", self.min_rate),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The Kelly source's rate controller.
+#[derive(Clone, Debug)]
+pub struct KellyCc {
+    kappa: f64,
+    omega: f64,
+    step: SimDuration,
+    min_rate: f64,
+    /// Sending rate, bits/s.
+    rate: f64,
+    /// Latest echoed `(price sum, rate it was sent at)`.
+    feedback: Option<(f64, f64)>,
+    /// When the next step is due (`None`: no price yet).
+    next_step: Option<SimTime>,
+}
+
+impl KellyCc {
+    /// Validate and build.
+    pub fn new(cfg: &KellyCcConfig) -> Result<Self, ParamError> {
+        cfg.validate()?;
+        Ok(KellyCc {
+            kappa: cfg.kappa,
+            omega: cfg.omega.bps_f64(),
+            step: cfg.step,
+            min_rate: cfg.min_rate.bps_f64(),
+            rate: cfg.init_rate.bps_f64(),
+            feedback: None,
+            next_step: None,
+        })
+    }
+
+    /// One control step from rate `x` with feedback `mu` on reference `r`.
+    pub fn law(&self, x: f64, mu: f64, r: f64) -> f64 {
+        (x + self.kappa * (self.omega - r * mu)).max(self.min_rate)
+    }
+}
+
+impl Controller for KellyCc {
+    fn on_ack(&mut self, ack: &AckInfo) {
+        if let CcHeader::Mkc(h) = ack.cc {
+            if h.id != 0 && h.p.is_finite() {
+                self.feedback = Some((h.p, h.usr));
+            }
+        }
+        let Some((mu, r)) = self.feedback else { return };
+        let mut due = *self.next_step.get_or_insert(ack.now);
+        let mut n = 0;
+        while due <= ack.now && n < MAX_CATCH_UP {
+            self.rate = self.law(self.rate, mu, r);
+            due = due.saturating_add(self.step);
+            n += 1;
+        }
+        if due <= ack.now {
+            due = ack.now.saturating_add(self.step);
+        }
+        self.next_step = Some(due);
+    }
+
+    fn on_congestion(&mut self, _now: SimTime, _ev: Congestion) {}
+
+    fn window(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn rate(&self) -> Option<f64> {
+        Some(self.rate)
+    }
+
+    fn paced(&self) -> bool {
+        true
+    }
+
+    fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
+        *hdr = CcHeader::Mkc(MkcHeader {
+            p: 0.0,
+            usr: self.rate,
+            id: 0,
+            seq: 0,
+            delta: 0.0,
+            rtt: 0.0,
+        });
+    }
+
+    fn header_family(&self) -> HeaderFamily {
+        HeaderFamily::Mkc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ack(now: f64, p: f64, usr: f64) -> AckInfo {
+        AckInfo {
+            now: SimTime::from_secs_f64(now),
+            cc: CcHeader::Mkc(MkcHeader {
+                p,
+                usr,
+                id: 1,
+                seq: 1,
+                delta: 0.01,
+                rtt: 0.0,
+            }),
+            ..AckInfo::segment(1000, SimDuration::from_millis(100))
+        }
+    }
+
+    #[test]
+    fn one_step_is_eq_54_and_steps_follow_the_clock() {
+        // eq. 54 with the negative-loss price: x + kappa omega - kappa (r - C),
+        // since r p = r (r - C)/r. C = 50 Mb/s, r = 60 Mb/s, x = 55 Mb/s.
+        let mut k = KellyCc::new(&KellyCcConfig::default()).unwrap();
+        k.rate = 55e6;
+        let (c, r) = (50e6, 60e6);
+        k.on_ack(&ack(1.0, (r - c) / r, r));
+        let want = 55e6 + 0.5 * 20e3 - 0.5 * (r - c);
+        assert!((k.rate - want).abs() < 1e-3, "{}", k.rate);
+        // Within the same 30 ms step nothing moves; 61 ms later two steps run.
+        k.on_ack(&ack(1.01, (r - c) / r, r));
+        assert!((k.rate - want).abs() < 1e-3);
+        k.on_ack(&ack(1.061, (r - c) / r, r));
+        let want = want + 2.0 * (0.5 * 20e3 - 0.5 * (r - c));
+        assert!((k.rate - want).abs() < 1e-3, "{}", k.rate);
+    }
+
+    #[test]
+    fn a_bad_kappa_or_step_names_its_key() {
+        let c = KellyCcConfig {
+            kappa: -1.0,
+            ..KellyCcConfig::default()
+        };
+        assert_eq!(c.validate().unwrap_err().key, "kappa");
+        let c = KellyCcConfig {
+            step: SimDuration::ZERO,
+            ..KellyCcConfig::default()
+        };
+        assert_eq!(c.validate().unwrap_err().key, "step");
+    }
+}
