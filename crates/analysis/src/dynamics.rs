@@ -19,7 +19,7 @@
 
 use std::collections::BTreeSet;
 
-use sim_core::{FlowId, FlowReport, RunOutput, Subject};
+use sim_core::{FlowId, FlowReport, LinkId, RunOutput, Subject};
 
 /// Half-width of the settling band, as a fraction of the settled rate (10 %).
 pub const SETTLE_BAND: f64 = 0.1;
@@ -131,6 +131,27 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
     }
 }
 
+/// A link's peaks over the whole run, from the `link_rate` series:
+/// `(peak_arrival_bps, peak_loss_frac)`, the largest input rate and the
+/// largest fraction of the arriving bytes dropped at the queue, per sampling
+/// interval (the per-interval loss of seed 002's Fig. 29 when the interval is
+/// RCP's 10 ms).
+pub fn link_peaks(run: &RunOutput, link: LinkId) -> (Option<f64>, Option<f64>) {
+    let (mut arrival, mut loss): (Option<f64>, Option<f64>) = (None, None);
+    for p in &run.series {
+        if p.subject != Subject::Link(link) || !p.value.is_finite() {
+            continue;
+        }
+        let slot = match p.metric {
+            "arrival_bps" => &mut arrival,
+            "loss_frac" => &mut loss,
+            _ => continue,
+        };
+        *slot = Some(slot.map_or(p.value, |v: f64| v.max(p.value)));
+    }
+    (arrival, loss)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,5 +255,28 @@ mod tests {
             (s.mean, s.peak, s.spread),
             (Some(3.0), Some(4.0), Some(2.0 / 3.0))
         );
+    }
+
+    #[test]
+    fn link_peaks_are_the_largest_sampled_input_and_loss() {
+        let mut r = run(&[]);
+        let l = Subject::Link(LinkId(1));
+        for (t, m, v) in [
+            (1.0, "arrival_bps", 5.0),
+            (1.0, "loss_frac", 0.0),
+            (2.0, "arrival_bps", 30.0),
+            (2.0, "loss_frac", 0.66),
+            (3.0, "arrival_bps", 9.0),
+        ] {
+            r.series.push(SeriesPoint::new(t, l, m, v));
+        }
+        r.series.push(SeriesPoint::new(
+            2.0,
+            Subject::Link(LinkId(0)),
+            "loss_frac",
+            0.9,
+        ));
+        assert_eq!(link_peaks(&r, LinkId(1)), (Some(30.0), Some(0.66)));
+        assert_eq!(link_peaks(&r, LinkId(2)), (None, None));
     }
 }

@@ -15,7 +15,9 @@
 //!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`, `peak_rate_bps` and `peak_rate_s`
 //!   (the controllers' own sending rate: window mean, and the peak over the run);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
-//!   (`utilisation`, `backlog_p99_pkts`, `drop_early_pkts`, `jain`, ...);
+//!   (`utilisation`, `backlog_p99_pkts`, `drop_early_pkts`, `jain`, ...) and, with
+//!   the `link_rate` series, `peak_arrival_bps` and `peak_loss_frac` (whole run,
+//!   per sampling interval, [`crate::dynamics::link_peaks`]);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
 //!
 //! `n` counts the replications in which the metric is defined (a group with no
@@ -25,9 +27,9 @@
 use std::collections::BTreeMap;
 
 use polars::prelude::{DataFrame, PolarsResult};
-use sim_core::{FlowReport, GroupId, LinkId, RunOutput};
+use sim_core::{FlowReport, GroupId, LinkId, LinkReport, RunOutput};
 
-use crate::dynamics::{group_dynamics, group_send_rate};
+use crate::dynamics::{group_dynamics, group_send_rate, link_peaks};
 use crate::stats::{jain, Summary};
 use crate::tables::{col, finite, link_jain, link_metrics, RunSet};
 
@@ -198,6 +200,17 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
     acc.push("peak_rate_s", send.peak_at);
 }
 
+/// The per-replication metrics of link `l` in `run`: the links table's columns,
+/// then the peaks from its sampled series.
+fn link_acc(run: &RunOutput, l: &LinkReport, acc: &mut Acc) {
+    for (m, v) in link_metrics(l, link_jain(run, l)) {
+        acc.push(&m, v.value());
+    }
+    let (arrival, loss) = link_peaks(run, l.link);
+    acc.push("peak_arrival_bps", arrival);
+    acc.push("peak_loss_frac", loss);
+}
+
 /// The summary as plain rows: groups (by id), then links (by id), then the run.
 pub fn summary_rows(set: &RunSet) -> Vec<SummaryRow> {
     let mut groups: BTreeMap<GroupId, Acc> = (0..set.meta.group_names.len())
@@ -218,9 +231,7 @@ pub fn summary_rows(set: &RunSet) -> Vec<SummaryRow> {
             let (_, acc) = links
                 .entry(l.link)
                 .or_insert_with(|| (set.link_label(l), Acc::default()));
-            for (m, v) in link_metrics(l, link_jain(run, l)) {
-                acc.push(&m, v.value());
-            }
+            link_acc(run, l, acc);
         }
         let wall = set.wall_secs.get(i).copied();
         run_acc.push("events", Some(run.events as f64));
@@ -290,9 +301,7 @@ pub fn run_metrics(set: &RunSet, i: usize) -> Vec<MetricValue> {
     }
     for l in &run.links {
         let mut acc = Acc::default();
-        for (m, v) in link_metrics(l, link_jain(run, l)) {
-            acc.push(&m, v.value());
-        }
+        link_acc(run, l, &mut acc);
         emit("link", &set.link_label(l), acc);
     }
     let mut acc = Acc::default();

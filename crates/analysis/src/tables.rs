@@ -290,6 +290,7 @@ pub(crate) fn link_metrics(l: &LinkReport, jain: Option<f64>) -> Vec<(String, Va
         ("arrived_pkts".into(), Val::Count(c.arrived.pkts)),
         ("departed_pkts".into(), Val::Count(c.departed.pkts)),
         ("dropped_pkts".into(), Val::Count(c.dropped_total().pkts)),
+        ("dropped_run_pkts".into(), Val::Count(l.total_dropped.pkts)),
         ("marked_pkts".into(), Val::Count(c.marked_total().pkts)),
     ];
     for r in Reason::ALL {
@@ -349,6 +350,7 @@ fn empty_link() -> LinkReport {
         capacity_bps: 0.0,
         counters: Default::default(),
         total_departed: Default::default(),
+        total_dropped: Default::default(),
         stats: Default::default(),
         window_secs: 0.0,
         flows: Vec::new(),
@@ -357,7 +359,8 @@ fn empty_link() -> LinkReport {
 
 /// `links`: replication, link, name, then every per-link metric:
 /// capacity_bps, utilisation, backlog (mean, p99, max in pkts and bytes), queueing
-/// delay (mean, max), arrived/departed/dropped/marked packets, `drop_<reason>_pkts`
+/// delay (mean, max), arrived/departed/dropped/marked packets in the window,
+/// `dropped_run_pkts` (drops over the whole run, warm-up included), `drop_<reason>_pkts`
 /// and `mark_<reason>_pkts` for every [`Reason`], and `jain` (null when no flow
 /// crossing the link was active in the window).
 pub fn links_table(set: &RunSet) -> PolarsResult<DataFrame> {
@@ -548,6 +551,7 @@ pub(crate) mod tests {
             capacity_bps: 10e6,
             counters,
             total_departed: counters.departed,
+            total_dropped: counters.dropped_total(),
             stats,
             window_secs: 10.0,
             flows: flows.iter().map(|&f| FlowId(f)).collect(),

@@ -112,6 +112,9 @@ pub struct LinkReport {
     pub counters: LinkCounters,
     /// Departures over the whole run (warm-up included), for speed figures.
     pub total_departed: Count,
+    /// Drops over the whole run (warm-up included): transients before the
+    /// window, e.g. a start-up overshoot, still show.
+    pub total_dropped: Count,
     /// Backlog and delay statistics over the window.
     pub stats: LinkStats,
     /// Window length, seconds.
@@ -121,12 +124,12 @@ pub struct LinkReport {
 }
 
 impl LinkReport {
-    /// Assemble a report.
+    /// Assemble a report: `counters` over the window, `total` over the whole run.
     pub fn new(
         link: LinkId,
         spec: &LinkSpec,
         counters: LinkCounters,
-        total_departed: Count,
+        total: &LinkCounters,
         stats: LinkStats,
         window_secs: f64,
         flows: Vec<FlowId>,
@@ -136,7 +139,8 @@ impl LinkReport {
             name: spec.name.clone(),
             capacity_bps: spec.capacity.bps_f64(),
             counters,
-            total_departed,
+            total_departed: total.departed,
+            total_dropped: total.dropped_total(),
             stats,
             window_secs,
             flows,
@@ -275,6 +279,7 @@ mod tests {
             capacity_bps: 1e6,
             counters,
             total_departed: Count::default(),
+            total_dropped: Count::default(),
             stats,
             window_secs: 1.0,
             flows: Vec::new(),

@@ -122,6 +122,9 @@ struct LinkCold {
     loss_rng: LazyRng,
     timer: TimerSlot,
     last_sample_departed: u64,
+    /// Arrived and dropped bytes at the last `link_rate` sample.
+    last_sample_arrived: u64,
+    last_sample_dropped: u64,
     spec: LinkSpec,
 }
 
@@ -282,6 +285,8 @@ impl Simulator {
                 loss_rng: LazyRng::new(seed, rep, StreamKind::LinkLoss, id.0),
                 timer: TimerSlot::default(),
                 last_sample_departed: 0,
+                last_sample_arrived: 0,
+                last_sample_dropped: 0,
                 spec,
             }),
         });

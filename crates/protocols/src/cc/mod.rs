@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sim_core::{CcHeader, Controller, ParamError, RateHeader};
 
 pub mod emkc;
+pub mod jetmax;
 pub mod kelly;
 pub mod multcp;
 pub mod newreno;
@@ -18,6 +19,7 @@ pub mod wtp;
 pub mod xcp;
 
 pub use emkc::{EmkcCc, EmkcCcConfig, Reference, SwitchRule};
+pub use jetmax::{JetMaxCc, JetMaxCcConfig, JetMaxSwitch};
 pub use kelly::{KellyCc, KellyCcConfig};
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
@@ -74,6 +76,8 @@ pub enum CcConfig {
     Kelly(KellyCcConfig),
     /// The MKC/EMKC rate-paced user (needs `emkc` or `emkc_avq` links).
     Emkc(EmkcCcConfig),
+    /// JetMax's rate-paced source (needs `jetmax` links).
+    Jetmax(JetMaxCcConfig),
 }
 
 impl Default for CcConfig {
@@ -88,7 +92,11 @@ impl CcConfig {
     pub fn explicit_rate(&self) -> bool {
         matches!(
             self,
-            CcConfig::Qlb(_) | CcConfig::Xcp(_) | CcConfig::Rcp(_) | CcConfig::Emkc(_)
+            CcConfig::Qlb(_)
+                | CcConfig::Xcp(_)
+                | CcConfig::Rcp(_)
+                | CcConfig::Emkc(_)
+                | CcConfig::Jetmax(_)
         )
     }
 
@@ -103,6 +111,7 @@ impl CcConfig {
             CcConfig::Rcp(_) => "rcp",
             CcConfig::Kelly(_) => "kelly",
             CcConfig::Emkc(_) => "emkc",
+            CcConfig::Jetmax(_) => "jetmax",
         }
     }
 
@@ -117,6 +126,7 @@ impl CcConfig {
             CcConfig::Rcp(c) => c.validate(),
             CcConfig::Kelly(c) => c.validate(),
             CcConfig::Emkc(c) => c.validate(),
+            CcConfig::Jetmax(c) => c.validate(),
         }
     }
 
@@ -131,6 +141,7 @@ impl CcConfig {
             CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
             CcConfig::Kelly(c) => Box::new(KellyCc::new(c)?),
             CcConfig::Emkc(c) => Box::new(EmkcCc::new(c)?),
+            CcConfig::Jetmax(c) => Box::new(JetMaxCc::new(c, mss)?),
         })
     }
 }

@@ -11,6 +11,7 @@ pub mod avq;
 pub mod droptail;
 pub mod emkc;
 pub mod interval;
+pub mod jetmax;
 pub mod kelly;
 pub mod load_based;
 pub mod persistent_queue;
@@ -24,6 +25,7 @@ pub mod xcp;
 pub use avq::{Avq, AvqConfig};
 pub use droptail::DropTail;
 pub use emkc::{Emkc, EmkcConfig, PathPrice};
+pub use jetmax::{JetMax, JetMaxConfig};
 pub use kelly::KellyLinkConfig;
 pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset};
 pub use qlb::{Qlb, QlbConfig};
@@ -81,6 +83,8 @@ pub enum LinkAlgoConfig {
     Emkc(EmkcConfig),
     /// EMKC-AVQ's router: the EMKC price against an adaptive virtual capacity.
     EmkcAvq(AvqConfig),
+    /// JetMax's router: fair share (gamma C - u)/N per interval, hop-count membership.
+    Jetmax(JetMaxConfig),
 }
 
 // A struct variant (`DropTail {}`), not a unit variant, so that serde rejects
@@ -106,6 +110,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Kelly(_) => "kelly",
             LinkAlgoConfig::Emkc(_) => "emkc",
             LinkAlgoConfig::EmkcAvq(_) => "emkc_avq",
+            LinkAlgoConfig::Jetmax(_) => "jetmax",
         }
     }
 
@@ -123,6 +128,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Kelly(c) => Box::new(c.build(ctx)?),
             LinkAlgoConfig::Emkc(c) => Box::new(Emkc::new(c, ctx)?),
             LinkAlgoConfig::EmkcAvq(c) => Box::new(c.build(ctx)?),
+            LinkAlgoConfig::Jetmax(c) => Box::new(JetMax::new(c, ctx)?),
         })
     }
 }

@@ -79,9 +79,29 @@ impl Simulator {
                 let d = l.departed.bytes;
                 let rate = (d - l.cold.last_sample_departed) as f64 * 8.0 / dt;
                 l.cold.last_sample_departed = d;
+                let a = l.arrived.bytes;
+                let dropped = l.queue_dropped_bytes;
+                let arrived = a - l.cold.last_sample_arrived;
+                let lost = dropped - l.cold.last_sample_dropped;
+                l.cold.last_sample_arrived = a;
+                l.cold.last_sample_dropped = dropped;
                 if now > SimTime::ZERO {
                     self.series
                         .push(SeriesPoint::new(t, subject, "rate_bps", rate));
+                    self.series.push(SeriesPoint::new(
+                        t,
+                        subject,
+                        "arrival_bps",
+                        arrived as f64 * 8.0 / dt,
+                    ));
+                    if arrived > 0 {
+                        self.series.push(SeriesPoint::new(
+                            t,
+                            subject,
+                            "loss_frac",
+                            lost as f64 / arrived as f64,
+                        ));
+                    }
                 }
             }
         }
@@ -178,7 +198,7 @@ impl Simulator {
                     LinkId::from_index(i),
                     &cold.spec,
                     since,
-                    total.departed,
+                    &total,
                     cold.stats,
                     window,
                     flows,

@@ -1,0 +1,430 @@
+//! JetMax's source (seed 002, Zhang, ch. VI §5-6, eq. 134 and §6.2-6.5): a
+//! rate-paced EWMA toward the fair share of its bottleneck,
+//! `x(n) = (1 - tau) x(n - D) + tau g(n - D)`, with hop-count bottleneck
+//! membership, the ignore-first-ACK rule after a switch and proposed rates
+//! (links `jetmax`).
+//!
+//! Provenance (spec `seed-002-zhang.md` §2.7, §7 items 4-7):
+//! - [PAPER] every packet of `s` bytes carries `delta = s / x` (the gap at
+//!   the actual rate), `R_T` (the hop number of the source's bottleneck),
+//!   `R_C = 0`, and with proposed rates the virtual size `s+ = s x+ / x`.
+//! - [PAPER] an echoed `R_S != R_T` suggests a switch; the source adopts
+//!   `R_T = R_S`. Switching on a larger loss may happen at any time; a switch
+//!   that may come from the fair-share tie-break (echoed `|p| <= p_tolerance`)
+//!   only once the source is stationary, i.e. its last step moved the rate by
+//!   at most `stationary_eps` ([INFERRED] 1 %: the spec's eps is UNSPECIFIED).
+//! - [PAPER, §6.3] `switch = "ignore_first"` (default): after a switch the
+//!   source ignores the first non-duplicate ACK of the new assignment. [INFERRED]
+//!   ACKs of packets sent before the switch (echoed `R_T` other than the
+//!   current one) are ignored too: they describe the old assignment (the
+//!   "1 RTT" of the paper's RTT + (1 + k) Delta per step). `switch = "naive"`
+//!   reacts to every fresh ACK (Fig. 33(b)'s 500 % overflow).
+//! - [PAPER, §6.4-6.5] `proposals = true` (default): an increase is proposed
+//!   first and applied only when the router approves (echoed `p+ < 0`,
+//!   [`crate::link::jetmax`]); the approved `x+(n - D)` (echoed, `s+ / delta`)
+//!   becomes the actual rate and the base of the next proposal; a decrease is
+//!   applied at once. [INFERRED, UNSPECIFIED] after a decline the rate stays
+//!   and the next proposal is computed from the actual `x(n - D)`, which the
+//!   source recovers from the echoed gap as `s / delta` with `s` its segment
+//!   size (every packet of a bulk flow has it; a finite flow's shorter last
+//!   packet gives one slightly low reference).
+//! - [INFERRED] duplicate detection: an ACK is fresh if the stamping router's
+//!   interval counter differs from the last one seen from that router (the
+//!   header's `seq`); an ACK without a stamp, or with `g = +inf` (no
+//!   responsive flow at the router), moves nothing but may switch.
+//! - [INFERRED] initial rate 100 kb/s (`init_rate`, as EMKC's) and a floor
+//!   `min_rate` (10 kb/s); tau = 0.6 (the paper's value everywhere); losses
+//!   do not change the rate.
+
+use serde::{Deserialize, Serialize};
+use sim_core::{
+    check_range, AckInfo, CcHeader, Congestion, Controller, HeaderFamily, JetMaxHeader, ParamError,
+    Rate, SimTime,
+};
+
+use crate::link::jetmax::both_zero;
+
+/// How a JetMax source handles a bottleneck switch.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JetMaxSwitch {
+    /// React to every fresh ACK (§6.3's naive scheme).
+    Naive,
+    /// Ignore the first non-duplicate ACK after a switch (§6.3).
+    #[default]
+    IgnoreFirst,
+}
+
+fn default_tau() -> f64 {
+    0.6
+}
+fn default_true() -> bool {
+    true
+}
+fn default_p_tolerance() -> f64 {
+    0.01
+}
+fn default_stationary() -> f64 {
+    0.01
+}
+fn default_init_rate() -> Rate {
+    Rate::from_bps(100_000)
+}
+fn default_min_rate() -> Rate {
+    Rate::from_bps(10_000)
+}
+
+/// Parameters of the JetMax source (`cc = { kind = "jetmax" }`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JetMaxCcConfig {
+    /// Gain tau; stable in (0, 2), monotone in (0, 1) (default 0.6).
+    #[serde(default = "default_tau")]
+    pub tau: f64,
+    /// Switch handling: `"ignore_first"` (default) or `"naive"`.
+    #[serde(default)]
+    pub switch: JetMaxSwitch,
+    /// Propose increases and wait for approval (default true).
+    #[serde(default = "default_true")]
+    pub proposals: bool,
+    /// Loss treated as zero when judging a tie-break suggestion (default 0.01).
+    #[serde(default = "default_p_tolerance")]
+    pub p_tolerance: f64,
+    /// Relative rate step below which the source counts as stationary (default 0.01).
+    #[serde(default = "default_stationary")]
+    pub stationary_eps: f64,
+    /// Rate before the first feedback (default 100 kb/s).
+    #[serde(default = "default_init_rate")]
+    pub init_rate: Rate,
+    /// Floor of the rate (default 10 kb/s).
+    #[serde(default = "default_min_rate")]
+    pub min_rate: Rate,
+}
+
+impl Default for JetMaxCcConfig {
+    fn default() -> Self {
+        JetMaxCcConfig {
+            tau: default_tau(),
+            switch: JetMaxSwitch::IgnoreFirst,
+            proposals: true,
+            p_tolerance: default_p_tolerance(),
+            stationary_eps: default_stationary(),
+            init_rate: default_init_rate(),
+            min_rate: default_min_rate(),
+        }
+    }
+}
+
+impl JetMaxCcConfig {
+    /// Check parameter ranges (keys relative to the `cc` table).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        // Up to 3 so that the instability past 2 can be shown.
+        check_range("tau", self.tau, f64::MIN_POSITIVE, 3.0)?;
+        check_range("p_tolerance", self.p_tolerance, 0.0, 1.0)?;
+        check_range("stationary_eps", self.stationary_eps, 0.0, 1.0)?;
+        if self.min_rate.bps() == 0 {
+            return Err(ParamError::new("min_rate", "must be > 0"));
+        }
+        if self.init_rate < self.min_rate {
+            return Err(ParamError::new(
+                "init_rate",
+                format!("must be >= min_rate ({})", self.min_rate),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The JetMax source's rate controller.
+#[derive(Clone, Debug)]
+pub struct JetMaxCc {
+    tau: f64,
+    switch: JetMaxSwitch,
+    proposals: bool,
+    tol: f64,
+    stationary_eps: f64,
+    min_rate: f64,
+    /// Segment size, bytes (the size of the packets whose gaps are echoed).
+    mss: f64,
+    /// Actual rate x, bits/s.
+    rate: f64,
+    /// Proposed rate x+, bits/s.
+    proposed: f64,
+    /// R_T (0: none yet).
+    rt: u8,
+    /// Ignore the next fresh ACK of the current assignment.
+    skip_next: bool,
+    /// The last step moved the rate by at most `stationary_eps`.
+    stationary: bool,
+    /// Last interval counter seen per hop number (index = R_S).
+    last_seq: Vec<Option<u16>>,
+}
+
+impl JetMaxCc {
+    /// Validate and build.
+    pub fn new(cfg: &JetMaxCcConfig, mss: u32) -> Result<Self, ParamError> {
+        cfg.validate()?;
+        let r = cfg.init_rate.bps_f64();
+        Ok(JetMaxCc {
+            mss: f64::from(mss.max(1)),
+            tau: cfg.tau,
+            switch: cfg.switch,
+            proposals: cfg.proposals,
+            tol: cfg.p_tolerance,
+            stationary_eps: cfg.stationary_eps,
+            min_rate: cfg.min_rate.bps_f64(),
+            rate: r,
+            proposed: r,
+            rt: 0,
+            skip_next: false,
+            stationary: false,
+            last_seq: Vec::new(),
+        })
+    }
+
+    /// The current bottleneck's hop number (0: none yet).
+    pub fn bottleneck(&self) -> u8 {
+        self.rt
+    }
+
+    /// The proposed rate x+, bits/s.
+    pub fn proposed(&self) -> f64 {
+        self.proposed
+    }
+
+    /// Whether the ACK is the first of its router interval.
+    fn fresh(&mut self, h: &JetMaxHeader) -> bool {
+        let i = usize::from(h.rs);
+        if self.last_seq.len() <= i {
+            self.last_seq.resize(i + 1, None);
+        }
+        if self.last_seq[i] == Some(h.seq) {
+            return false;
+        }
+        self.last_seq[i] = Some(h.seq);
+        true
+    }
+
+    /// Apply the feedback of `h` (eq. 134 with proposals, §6.4-6.5).
+    fn react(&mut self, h: &JetMaxHeader) {
+        let g = h.g;
+        if !g.is_finite() {
+            return;
+        }
+        let gap = f64::from(h.gap);
+        if gap <= 0.0 {
+            return;
+        }
+        // The rates in force when the packet left: x(n - D) and x+(n - D).
+        let actual = self.mss * 8.0 / gap;
+        let proposed = f64::from(h.size_plus) * 8.0 / gap;
+        let before = self.rate;
+        if self.proposals {
+            let approved = h.p < 0.0;
+            let base = if approved {
+                self.rate = proposed.max(self.min_rate);
+                proposed
+            } else {
+                actual
+            };
+            let next = ((1.0 - self.tau) * base + self.tau * g).max(self.min_rate);
+            if next < self.rate {
+                self.rate = next;
+            }
+            self.proposed = next;
+        } else {
+            self.rate = ((1.0 - self.tau) * actual + self.tau * g).max(self.min_rate);
+            self.proposed = self.rate;
+        }
+        self.stationary = (self.proposed - before).abs() <= self.stationary_eps * before;
+    }
+}
+
+impl Controller for JetMaxCc {
+    fn on_ack(&mut self, ack: &AckInfo) {
+        let CcHeader::JetMax(h) = ack.cc else { return };
+        if h.rs == 0 || !h.p.is_finite() || !self.fresh(&h) {
+            return;
+        }
+        let ignore_first = self.switch == JetMaxSwitch::IgnoreFirst;
+        if ignore_first && h.rt != self.rt && self.rt != 0 {
+            // Sent under the previous assignment.
+            return;
+        }
+        if h.rs != self.rt {
+            let tie_break = both_zero(h.p, 0.0, self.tol);
+            if self.rt == 0 || !tie_break || self.stationary {
+                self.rt = h.rs;
+                self.stationary = false;
+                if ignore_first {
+                    self.skip_next = true;
+                    return;
+                }
+            } else if ignore_first {
+                return;
+            }
+        }
+        if self.skip_next {
+            self.skip_next = false;
+            return;
+        }
+        self.react(&h);
+    }
+
+    fn on_congestion(&mut self, _now: SimTime, _ev: Congestion) {}
+
+    fn window(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn rate(&self) -> Option<f64> {
+        Some(self.rate)
+    }
+
+    fn paced(&self) -> bool {
+        true
+    }
+
+    fn stamp(&mut self, _now: SimTime, len: u32, hdr: &mut CcHeader) {
+        let s = f64::from(len);
+        let size_plus = if self.proposals {
+            s * self.proposed / self.rate
+        } else {
+            s
+        };
+        *hdr = CcHeader::JetMax(JetMaxHeader {
+            p: f64::NEG_INFINITY,
+            g: f64::INFINITY,
+            gap: (s * 8.0 / self.rate) as f32,
+            size_plus: size_plus as f32,
+            seq: 0,
+            rt: self.rt,
+            rc: 0,
+            rs: 0,
+        });
+    }
+
+    fn header_family(&self) -> HeaderFamily {
+        HeaderFamily::JetMax
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::SimDuration;
+
+    fn hdr(p: f64, g: f64, rt: u8, rs: u8, seq: u16, rate_bps: f64, prop_bps: f64) -> AckInfo {
+        let s = 1000.0;
+        AckInfo {
+            cc: CcHeader::JetMax(JetMaxHeader {
+                p,
+                g,
+                gap: (s * 8.0 / rate_bps) as f32,
+                size_plus: (s * prop_bps / rate_bps) as f32,
+                seq,
+                rt,
+                rc: 3,
+                rs,
+            }),
+            ..AckInfo::segment(1000, SimDuration::from_millis(100))
+        }
+    }
+
+    fn naive() -> JetMaxCc {
+        JetMaxCc::new(
+            &JetMaxCcConfig {
+                switch: JetMaxSwitch::Naive,
+                proposals: false,
+                ..JetMaxCcConfig::default()
+            },
+            1000,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_source_law_is_an_ewma_toward_the_fair_share() {
+        // eq. 134: x = (1 - tau) x(n - D) + tau g, tau = 0.6; x(n - D) is the
+        // echoed rate (4 Mb/s), g = 9 Mb/s: 0.4*4 + 0.6*9 = 7 Mb/s.
+        let mut c = naive();
+        c.on_ack(&hdr(-0.5, 9e6, 0, 1, 1, 4e6, 4e6));
+        assert_eq!(c.bottleneck(), 1);
+        let want = 0.4 * f64::from((8000.0 / 4e6) as f32).recip() * 8000.0 + 0.6 * 9e6;
+        assert!((c.rate - want).abs() < 1.0, "{} vs {want}", c.rate);
+        // A duplicate of interval 1 changes nothing.
+        c.on_ack(&hdr(-0.5, 1e6, 1, 1, 1, 4e6, 4e6));
+        assert!((c.rate - want).abs() < 1.0);
+    }
+
+    #[test]
+    fn after_a_switch_the_first_fresh_ack_and_stale_acks_are_ignored() {
+        let mut c = JetMaxCc::new(
+            &JetMaxCcConfig {
+                proposals: false,
+                ..JetMaxCcConfig::default()
+            },
+            1000,
+        )
+        .unwrap();
+        let r0 = c.rate;
+        c.on_ack(&hdr(-0.5, 9e6, 0, 2, 1, 1e5, 1e5)); // switch to hop 2
+        assert_eq!((c.bottleneck(), c.rate), (2, r0));
+        c.on_ack(&hdr(-0.5, 9e6, 0, 2, 2, 1e5, 1e5)); // sent before the switch
+        assert_eq!(c.rate, r0);
+        c.on_ack(&hdr(-0.5, 9e6, 2, 2, 3, 1e5, 1e5)); // first of the new assignment
+        assert_eq!(c.rate, r0);
+        c.on_ack(&hdr(-0.5, 9e6, 2, 2, 4, 1e5, 1e5));
+        assert!(c.rate > 5e6);
+    }
+
+    #[test]
+    fn a_proposal_is_applied_only_when_approved_and_a_decrease_at_once() {
+        let mut c = JetMaxCc::new(
+            &JetMaxCcConfig {
+                switch: JetMaxSwitch::Naive,
+                ..JetMaxCcConfig::default()
+            },
+            1000,
+        )
+        .unwrap();
+        c.rate = 2e6;
+        c.proposed = 2e6;
+        c.rt = 1;
+        // Declined (p+ >= 0): the rate stays, the next proposal is from it.
+        c.on_ack(&hdr(0.0, 10e6, 1, 1, 1, 2e6, 2e6));
+        assert_eq!(c.rate, 2e6);
+        assert!((c.proposed() - (0.4 * 2e6 + 0.6 * 10e6)).abs() < 1.0); // f32 gap
+        // Approved: the echoed proposal (5 Mb/s) becomes the rate.
+        c.on_ack(&hdr(-0.1, 10e6, 1, 1, 2, 2e6, 5e6));
+        assert!((c.rate - 5e6).abs() < 2.0, "{}", c.rate);
+        // A lower share: decrease at once.
+        c.on_ack(&hdr(-0.1, 1e6, 1, 1, 3, 5e6, 5e6));
+        assert!(c.rate < 3e6 && (c.rate - c.proposed()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_tie_break_suggestion_waits_for_stationarity() {
+        let mut c = naive();
+        c.on_ack(&hdr(-0.5, 9e6, 0, 1, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 1);
+        // |p| within the tolerance at another hop while the rate still moves: stay.
+        c.on_ack(&hdr(0.001, 1e6, 1, 2, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 1);
+        // A clearly larger loss elsewhere switches at once.
+        c.on_ack(&hdr(0.3, 1e6, 1, 3, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 3);
+    }
+
+    #[test]
+    fn stamping_carries_the_gap_at_the_actual_rate_and_the_virtual_size() {
+        let mut c = JetMaxCc::new(&JetMaxCcConfig::default(), 1000).unwrap();
+        c.rate = 8e6;
+        c.proposed = 12e6;
+        c.rt = 2;
+        let mut h = CcHeader::None;
+        c.stamp(SimTime::ZERO, 1000, &mut h);
+        let CcHeader::JetMax(h) = h else { panic!() };
+        assert_eq!((h.gap, h.size_plus, h.rt, h.rc), (0.001, 1500.0, 2, 0));
+    }
+}

@@ -1,0 +1,348 @@
+//! JetMax's router (seed 002, Zhang, ch. VI §5-6, eqs. 133-150): the fair
+//! share `g = (gamma C - u)/N` of the flows bottlenecked here, computed once
+//! per interval from per-packet header fields, without per-flow state.
+//!
+//! Provenance (spec `seed-002-zhang.md` §2.7, §7 items 5-7):
+//! - [PAPER] per arriving packet: `R_C += 1`; if `R_C == R_T` the packet is
+//!   responsive (`w+ += s+`, `Nsum += delta`), otherwise unresponsive
+//!   (`u+ += s+`), with `s+` the carried virtual (proposed) size and `delta`
+//!   the carried inter-packet gap at the actual rate (§6.1-6.2, §6.4).
+//! - [PAPER] at the end of each interval Delta (default 100 ms):
+//!   `N = Nsum / Delta` (eq. 148), `y+ = (w+ + u+)/Delta`,
+//!   `p+ = 1 - gamma C / y+` (eq. 135, 150), `g+ = (gamma C - u+/Delta) / N`
+//!   (eq. 133, 150). A source's proposal is approved iff `y+ < gamma C`,
+//!   i.e. iff the `p+` it gets back is negative: the verdict travels as the
+//!   sign of `p+` (the max over the path is negative iff every router on it
+//!   approves), so no flag bit is needed.
+//! - [PAPER] stamping: a router overwrites the header's `p`, `g` and sets
+//!   `R_S` to its own hop number (`R_C` after its increment, so that the
+//!   `R_C == R_T` test matches once the source adopts it) if its `p` is
+//!   larger, or if both `p` are zero and its `g` is smaller (eq. 136).
+//! - [INFERRED, UNSPECIFIED] "p = 0" is `|p| <= p_tolerance` (default
+//!   0.01); an interval without responsive packets (`N = 0`) has no fair
+//!   share: `g = +inf` (it never wins the tie-break and a source ignores
+//!   it); an interval without packets has `p = -inf` (never stamps); no
+//!   interval has ended yet: no stamp. `N` is not clamped: a flow counted
+//!   responsive for part of an interval makes `N < 1` and `g` larger than
+//!   the link, the mid-interval-switch error the ignore-first-ACK rule of
+//!   §6.3 exists for (Fig. 33(b)).
+//! - [INFERRED] the header carries the stamping router's interval counter
+//!   (2 bytes, `seq`) for the sources' duplicate detection (the
+//!   dissertation's 28-byte header has none: spec §2.7 UNSPECIFIED); only
+//!   data packets are counted and stamped.
+//! - Rates in bytes/s inside the router; `g` travels in bits/s.
+
+use serde::{Deserialize, Serialize};
+use sim_core::{
+    check_range, CcHeader, HeaderFamily, LazyRng, LinkAlgorithm, LinkControl, LinkView, Packet,
+    PacketKind, ParamError, SimDuration, Verdict,
+};
+
+use super::interval::IntervalClock;
+use super::LinkBuildCtx;
+
+fn default_interval() -> SimDuration {
+    SimDuration::from_millis(100)
+}
+fn default_gamma() -> f64 {
+    1.0
+}
+fn default_p_tolerance() -> f64 {
+    0.01
+}
+
+/// Parameters of the JetMax router (`algo = { kind = "jetmax" }`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JetMaxConfig {
+    /// Control interval Delta_l (default 100 ms).
+    #[serde(default = "default_interval")]
+    pub interval: SimDuration,
+    /// Target utilisation gamma, in (0, 1] (default 1).
+    #[serde(default = "default_gamma")]
+    pub gamma: f64,
+    /// `|p|` at or below which a loss counts as zero for the fair-share
+    /// tie-break (default 0.01).
+    #[serde(default = "default_p_tolerance")]
+    pub p_tolerance: f64,
+}
+
+impl Default for JetMaxConfig {
+    fn default() -> Self {
+        JetMaxConfig {
+            interval: default_interval(),
+            gamma: default_gamma(),
+            p_tolerance: default_p_tolerance(),
+        }
+    }
+}
+
+/// Whether two losses both count as zero (the tie-break condition).
+#[inline]
+pub fn both_zero(a: f64, b: f64, tol: f64) -> bool {
+    a.abs() <= tol && b.abs() <= tol
+}
+
+/// The JetMax router of one output queue.
+#[derive(Clone, Debug)]
+pub struct JetMax {
+    /// gamma C, bytes/s.
+    target: f64,
+    interval: f64,
+    tol: f64,
+    /// This interval's responsive and unresponsive proposed bytes, and gaps.
+    w_plus: f64,
+    u_plus: f64,
+    gaps: f64,
+    /// Last interval's outputs: `(p+, g+ in bits/s, N)`; `None` before the first.
+    out: Option<(f64, f64, f64)>,
+    seq: u16,
+    clock: IntervalClock,
+}
+
+impl JetMax {
+    /// Validate and build.
+    pub fn new(cfg: &JetMaxConfig, ctx: &LinkBuildCtx) -> Result<Self, ParamError> {
+        check_range("gamma", cfg.gamma, f64::MIN_POSITIVE, 1.0)?;
+        check_range("p_tolerance", cfg.p_tolerance, 0.0, 1.0)?;
+        if cfg.interval == SimDuration::ZERO {
+            return Err(ParamError::new("interval", "must be > 0"));
+        }
+
+        let c = ctx.capacity.bps_f64() / 8.0;
+        if c <= 0.0 {
+            return Err(ParamError::new("", "the link's capacity must be > 0"));
+        }
+        Ok(JetMax {
+            target: cfg.gamma * c,
+            interval: cfg.interval.as_secs_f64(),
+            tol: cfg.p_tolerance,
+            w_plus: 0.0,
+            u_plus: 0.0,
+            gaps: 0.0,
+            out: None,
+            seq: 0,
+            clock: IntervalClock::default(),
+        })
+    }
+
+    /// Last interval's `(p+, g+ in bits/s, N)`.
+    pub fn outputs(&self) -> Option<(f64, f64, f64)> {
+        self.out
+    }
+
+    /// End an interval of `t` seconds.
+    fn tick(&mut self, t: f64) {
+        if t <= 0.0 {
+            return;
+        }
+        let y = (self.w_plus + self.u_plus) / t;
+        let u = self.u_plus / t;
+        let n = self.gaps / t;
+        let p = if y > 0.0 {
+            1.0 - self.target / y
+        } else {
+            f64::NEG_INFINITY
+        };
+        let g = if n > 0.0 {
+            (self.target - u) / n * 8.0
+        } else {
+            f64::INFINITY
+        };
+        self.out = Some((p, g, n));
+        self.seq = self.seq.wrapping_add(1);
+        self.w_plus = 0.0;
+        self.u_plus = 0.0;
+        self.gaps = 0.0;
+    }
+}
+
+impl LinkAlgorithm for JetMax {
+    fn on_arrival(&mut self, pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+        if let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &pkt.cc) {
+            let s_plus = f64::from(h.size_plus);
+            if h.rc.wrapping_add(1) == h.rt {
+                self.w_plus += s_plus;
+                self.gaps += f64::from(h.gap);
+            } else {
+                self.u_plus += s_plus;
+            }
+        }
+        Verdict::Enqueue
+    }
+
+    fn on_departure(&mut self, pkt: &mut Packet, _view: &LinkView) {
+        let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &mut pkt.cc) else {
+            return;
+        };
+        h.rc = h.rc.wrapping_add(1);
+        let Some((p, g, _)) = self.out else { return };
+        let take = if both_zero(p, h.p, self.tol) {
+            g < h.g
+        } else {
+            p > h.p
+        };
+        if take {
+            h.p = p;
+            h.g = g;
+            h.rs = h.rc;
+            h.seq = self.seq;
+        }
+    }
+
+    fn stamps_departures(&self) -> bool {
+        true
+    }
+
+    fn on_start(&mut self, view: &LinkView, ctl: &mut LinkControl) {
+        self.clock.begin(view.now, self.interval, ctl);
+    }
+
+    fn on_timer(&mut self, view: &LinkView, ctl: &mut LinkControl) {
+        self.tick(self.clock.elapsed(view.now));
+        self.clock.begin(view.now, self.interval, ctl);
+    }
+
+    fn header_family(&self) -> Option<HeaderFamily> {
+        Some(HeaderFamily::JetMax)
+    }
+
+    fn probe(&self) -> Option<(&'static str, f64)> {
+        Some(("jetmax_n", self.out.map_or(0.0, |o| o.2)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::interval::test_ctx;
+    use sim_core::{BufferLimit, FlowId, JetMaxHeader, Rate, RouteId, SimTime, StreamKind};
+
+    const C_BPS: u64 = 10_000_000;
+
+    fn data(size: u32, rt: u8, rc: u8, gap: f32, size_plus: f32) -> Packet {
+        let mut p = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
+        p.cc = CcHeader::JetMax(JetMaxHeader {
+            p: f64::NEG_INFINITY,
+            g: f64::INFINITY,
+            gap,
+            size_plus,
+            seq: 0,
+            rt,
+            rc,
+            rs: 0,
+        });
+        p
+    }
+
+    fn view(at: f64) -> LinkView {
+        LinkView::idle(SimTime::from_secs_f64(at), Rate::from_bps(C_BPS))
+    }
+
+    fn arrive(j: &mut JetMax, p: &Packet) {
+        let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
+        j.on_arrival(p, &view(0.0), &mut rng);
+    }
+
+    fn end(j: &mut JetMax, at: f64) {
+        let mut ctl = LinkControl {
+            next_timer: None,
+            limit: BufferLimit::Unlimited,
+        };
+        j.on_timer(&view(at), &mut ctl);
+    }
+
+    #[test]
+    fn n_is_the_summed_gaps_over_the_interval_and_g_shares_the_residual() {
+        // Two responsive flows at 2.5 Mb/s (1000 B every 3.2 ms) and one
+        // unresponsive at 4 Mb/s over a 1 s interval on gamma C = 10 Mb/s:
+        // N = 2 (eq. 148), g = (10 - 4)/2 = 3 Mb/s (eq. 133),
+        // p = 1 - 10/9 (eq. 135).
+        let mut j = JetMax::new(
+            &JetMaxConfig {
+                interval: SimDuration::from_secs(1),
+                ..JetMaxConfig::default()
+            },
+            &test_ctx(C_BPS),
+        )
+        .unwrap();
+        for _ in 0..2 * 312 {
+            arrive(&mut j, &data(1000, 1, 0, 0.0032, 1000.0));
+        }
+        for _ in 0..500 {
+            arrive(&mut j, &data(1000, 2, 0, 0.002, 1000.0));
+        }
+        end(&mut j, 1.0);
+        let (p, g, n) = j.outputs().unwrap();
+        let y = (624.0 + 500.0) * 1000.0;
+        assert!((n - 624.0 * 0.0032).abs() < 1e-3, "{n}");
+        assert!((g - (1.25e6 - 5e5) / n * 8.0).abs() < 1e-3, "{g}");
+        assert!((p - (1.0 - 1.25e6 / y)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn proposals_count_by_their_virtual_size_and_decline_above_gamma_c() {
+        // One responsive flow proposing 12 Mb/s (virtual 1500 B per 1000 B
+        // packet at 8 Mb/s): y+ = 12 > 10 Mb/s, so p+ > 0 (declined).
+        let mut j = JetMax::new(
+            &JetMaxConfig {
+                interval: SimDuration::from_secs(1),
+                ..JetMaxConfig::default()
+            },
+            &test_ctx(C_BPS),
+        )
+        .unwrap();
+        for _ in 0..1000 {
+            arrive(&mut j, &data(1000, 1, 0, 0.001, 1500.0));
+        }
+        end(&mut j, 1.0);
+        let (p, g, n) = j.outputs().unwrap();
+        assert!((p - (1.0 - 10.0 / 12.0)).abs() < 1e-9);
+        assert!((n - 1.0).abs() < 1e-6);
+        assert!((g - 10e6).abs() < 10.0);
+    }
+
+    #[test]
+    fn stamping_takes_the_larger_loss_or_at_zero_loss_the_smaller_share() {
+        let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
+        // No interval ended: the hop count moves, nothing is stamped.
+        let mut pkt = data(1000, 1, 0, 0.001, 1000.0);
+        j.on_departure(&mut pkt, &view(0.0));
+        let CcHeader::JetMax(h) = pkt.cc else {
+            panic!()
+        };
+        assert_eq!((h.rc, h.rs), (1, 0));
+        j.out = Some((0.005, 2e6, 3.0));
+        j.seq = 9;
+        // Larger loss than the header's -inf: stamped with this hop number.
+        let mut pkt = data(1000, 1, 2, 0.001, 1000.0);
+        j.on_departure(&mut pkt, &view(0.0));
+        let CcHeader::JetMax(h) = pkt.cc else {
+            panic!()
+        };
+        assert_eq!((h.p, h.g, h.rc, h.rs, h.seq), (0.005, 2e6, 3, 3, 9));
+        // Both zero within 0.01: the smaller share wins.
+        let mut pkt = data(1000, 1, 0, 0.001, 1000.0);
+        if let CcHeader::JetMax(h) = &mut pkt.cc {
+            h.p = -0.002;
+            h.g = 5e6;
+            h.rs = 0;
+        }
+        j.on_departure(&mut pkt, &view(0.0));
+        let CcHeader::JetMax(h) = pkt.cc else {
+            panic!()
+        };
+        assert_eq!((h.g, h.rs), (2e6, 1));
+        // A clearly larger loss upstream keeps its stamp.
+        let mut pkt = data(1000, 1, 0, 0.001, 1000.0);
+        if let CcHeader::JetMax(h) = &mut pkt.cc {
+            h.p = 0.2;
+            h.g = 9e6;
+        }
+        j.on_departure(&mut pkt, &view(0.0));
+        let CcHeader::JetMax(h) = pkt.cc else {
+            panic!()
+        };
+        assert_eq!((h.p, h.rs), (0.2, 0));
+    }
+}
