@@ -11,12 +11,14 @@
 //!                            [--cpus C] [--submit]
 //! netsim plot DIR
 //! netsim reproduce DIR [--fast] [--threads T] [--replications N] [--out FILE]
+//! netsim model kelly|emkc-fairness|emkc-scaling|jetmax-steps [options]
 //! ```
 #![forbid(unsafe_code)]
 
 mod curve;
 mod expect;
 mod maxmin_report;
+mod model;
 mod reproduce;
 mod runner;
 mod slurm;
@@ -110,6 +112,11 @@ enum Cmd {
         /// Also write the table to this file.
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Discrete-time model runs (no packets) of seed 002's numerical experiments.
+    Model {
+        #[command(subcommand)]
+        model: model::ModelCmd,
     },
 }
 
@@ -233,6 +240,7 @@ fn main() -> ExitCode {
             replications,
             out,
         }),
+        Cmd::Model { model } => model::cmd_model(model),
     };
     match res {
         Ok(code) => code,

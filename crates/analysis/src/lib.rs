@@ -24,6 +24,10 @@
 //!   failure and in-progress markers) and `collect`, which merges the parts into
 //!   `summary`, `metrics` and `runs` tables with per-point confidence intervals.
 //! - [`plot`]: time-series and summary charts (PNG and SVG, embedded DejaVu font).
+//! - [`models`]: discrete-time model runs without packets (seed 002, Zhang):
+//!   Kelly control under delay, EMKC and AIMD convergence to fairness
+//!   (theta_M, theta_A) and JetMax's steps to efficiency and fairness, to set
+//!   beside the packet-level runs.
 //! - [`plot_sweep`]: a campaign's charts (`netsim plot DIR` on a sweep): each
 //!   metric's mean with 95 % CI error bars against a swept parameter, one line
 //!   per subject and combination of the other parameters.
@@ -54,6 +58,7 @@ pub mod campaign;
 pub mod dynamics;
 pub mod error;
 pub mod maxmin;
+pub mod models;
 pub mod plot;
 pub mod plot_sweep;
 pub mod read;
