@@ -35,7 +35,8 @@
 //! - [PAPER] initial rate 100 kb/s (Fig. 21); [INFERRED] the header's initial
 //!   price is `-inf` (below any router's), and the rate never drops below
 //!   `min_rate` (default 10 kb/s: with beta > 1 and a price near 1 the law
-//!   can go negative).
+//!   can go negative); an optional ceiling `max_rate` (none by default)
+//!   stands for the sender's line rate.
 //! - [INFERRED] losses do not change the rate (EMKC's loss is its price; the
 //!   transport still repairs them).
 
@@ -111,6 +112,9 @@ pub struct EmkcCcConfig {
     /// Floor of the rate (default 10 kb/s).
     #[serde(default = "default_min_rate")]
     pub min_rate: Rate,
+    /// Ceiling of the rate, e.g. the sender's line rate (default none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rate: Option<Rate>,
 }
 
 impl Default for EmkcCcConfig {
@@ -123,6 +127,7 @@ impl Default for EmkcCcConfig {
             switch_threshold: default_threshold(),
             init_rate: default_init_rate(),
             min_rate: default_min_rate(),
+            max_rate: None,
         }
     }
 }
@@ -145,6 +150,14 @@ impl EmkcCcConfig {
                 format!("must be >= min_rate ({})", self.min_rate),
             ));
         }
+        if let Some(m) = self.max_rate {
+            if m < self.init_rate {
+                return Err(ParamError::new(
+                    "max_rate",
+                    format!("must be >= init_rate ({})", self.init_rate),
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -166,6 +179,7 @@ pub struct EmkcCc {
     switch: SwitchRule,
     threshold: f64,
     min_rate: f64,
+    max_rate: f64,
     /// Sending rate, bits/s.
     rate: f64,
     /// Bytes sent so far (the proper reference's packet positions).
@@ -193,6 +207,7 @@ impl EmkcCc {
             switch: cfg.switch,
             threshold: cfg.switch_threshold,
             min_rate: cfg.min_rate.bps_f64(),
+            max_rate: cfg.max_rate.map_or(f64::INFINITY, |r| r.bps_f64()),
             rate: cfg.init_rate.bps_f64(),
             sent: 0.0,
             srtt: 0.0,
@@ -203,9 +218,10 @@ impl EmkcCc {
         })
     }
 
-    /// The control law on reference rate `r` and price `p`, floored.
+    /// The control law on reference rate `r` and price `p`, within
+    /// `[min_rate, max_rate]`.
     pub fn law(&self, r: f64, p: f64) -> f64 {
-        (r + self.alpha - self.beta * p * r).max(self.min_rate)
+        (r + self.alpha - self.beta * p * r).clamp(self.min_rate, self.max_rate)
     }
 
     /// Record `h` as its router's latest sample; the previous one if `h` is

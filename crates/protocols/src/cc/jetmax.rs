@@ -12,7 +12,10 @@
 //!   `R_T = R_S`. Switching on a larger loss may happen at any time; a switch
 //!   that may come from the fair-share tie-break (echoed `|p| <= p_tolerance`)
 //!   only once the source is stationary, i.e. its last step moved the rate by
-//!   at most `stationary_eps` ([INFERRED] 1 %: the spec's eps is UNSPECIFIED).
+//!   at most `stationary_eps` ([INFERRED] 1 %: the spec's eps is UNSPECIFIED);
+//!   until then [INFERRED] the suggested router's share, the smallest on the
+//!   path, drives the rate without a switch (ignoring it instead froze a
+//!   source that only ever heard tie-break suggestions).
 //! - [PAPER, §6.3] `switch = "ignore_first"` (default): after a switch the
 //!   source ignores the first non-duplicate ACK of the new assignment. [INFERRED]
 //!   ACKs of packets sent before the switch (echoed `R_T` other than the
@@ -260,9 +263,9 @@ impl Controller for JetMaxCc {
                     self.skip_next = true;
                     return;
                 }
-            } else if ignore_first {
-                return;
             }
+            // A tie-break suggestion before stationarity: no switch, but its
+            // share (the smaller one on the path) still drives the rate.
         }
         if self.skip_next {
             self.skip_next = false;
@@ -395,7 +398,7 @@ mod tests {
         c.on_ack(&hdr(0.0, 10e6, 1, 1, 1, 2e6, 2e6));
         assert_eq!(c.rate, 2e6);
         assert!((c.proposed() - (0.4 * 2e6 + 0.6 * 10e6)).abs() < 1.0); // f32 gap
-        // Approved: the echoed proposal (5 Mb/s) becomes the rate.
+                                                                        // Approved: the echoed proposal (5 Mb/s) becomes the rate.
         c.on_ack(&hdr(-0.1, 10e6, 1, 1, 2, 2e6, 5e6));
         assert!((c.rate - 5e6).abs() < 2.0, "{}", c.rate);
         // A lower share: decrease at once.
@@ -408,9 +411,16 @@ mod tests {
         let mut c = naive();
         c.on_ack(&hdr(-0.5, 9e6, 0, 1, 1, 1e5, 1e5));
         assert_eq!(c.bottleneck(), 1);
-        // |p| within the tolerance at another hop while the rate still moves: stay.
+        // |p| within the tolerance at another hop while the rate still moves:
+        // stay, but follow that hop's (smaller) share.
         c.on_ack(&hdr(0.001, 1e6, 1, 2, 1, 1e5, 1e5));
         assert_eq!(c.bottleneck(), 1);
+        let echoed = 8000.0 / f64::from((8000.0 / 1e5) as f32);
+        assert!(
+            (c.rate - (0.4 * echoed + 0.6 * 1e6)).abs() < 1.0,
+            "{}",
+            c.rate
+        );
         // A clearly larger loss elsewhere switches at once.
         c.on_ack(&hdr(0.3, 1e6, 1, 3, 1, 1e5, 1e5));
         assert_eq!(c.bottleneck(), 3);
