@@ -10,7 +10,9 @@
 //! - [`pacer`]: [`Pacer`], the spacing of a rate-paced sender's packets.
 //! - [`rtt`]: [`RttEstimator`], the RFC 6298 RTO estimator (shared by transports).
 //! - [`sink`]: [`TcpSink`], its receiver (cumulative ACKs, out-of-order ranges,
-//!   optional delayed ACKs, ECN-Echo).
+//!   optional delayed ACKs, ECN-Echo, optional random ACK delay).
+//! - [`ack_delay`]: [`AckDelayQueue`], the receiver's random ACK delay queue
+//!   (seed 002's time-varying feedback delay, [`AckDelayConfig`]).
 //!
 //! Both take their parameters from one [`TcpConfig`] (`tcp = { ... }` in a flow
 //! group). Like ns-2, a data packet's payload is its whole wire size (headers are
@@ -19,11 +21,13 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{Bytes, ParamError, SimDuration};
 
+pub mod ack_delay;
 pub mod pacer;
 pub mod rtt;
 pub mod sink;
 pub mod window;
 
+pub use ack_delay::{AckDelayConfig, AckDelayQueue};
 pub use pacer::Pacer;
 pub use rtt::RttEstimator;
 pub use sink::TcpSink;
@@ -70,6 +74,13 @@ pub struct TcpConfig {
     /// never sees duplicate ACKs and never retransmits (only a timeout, when
     /// every ACK is lost, resends one segment); goodput counts what arrived.
     pub reliable: bool,
+    /// Receiver-side random ACK delay (seed 002's time-varying feedback delay,
+    /// E5.8 and T3): every m ACKs one is held d, the others `gap`, in a FIFO
+    /// queue. `ack_delay = { every = [5000, 10000], hold = ["500ms", "1s"] }`
+    /// (`gap` defaults to 10 µs); see [`AckDelayConfig`]. Default: none (ACKs
+    /// leave when generated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ack_delay: Option<AckDelayConfig>,
 }
 
 impl Default for TcpConfig {
@@ -86,6 +97,7 @@ impl Default for TcpConfig {
             clock_granularity: SimDuration::ZERO,
             rwnd_pkts: None,
             reliable: true,
+            ack_delay: None,
         }
     }
 }
@@ -139,6 +151,9 @@ impl TcpConfig {
         if self.rwnd_pkts == Some(0) {
             return Err(ParamError::new("rwnd_pkts", "must be >= 1 segment"));
         }
+        if let Some(a) = &self.ack_delay {
+            a.validate().map_err(|e| e.prefixed("ack_delay"))?;
+        }
         Ok(())
     }
 
@@ -169,6 +184,41 @@ mod tests {
         assert_eq!(c.min_rto, SimDuration::from_millis(200));
         assert_eq!(c.ack_size, Bytes::new(52));
         assert!(toml::from_str::<TcpConfig>("min_rtt = \"200ms\"").is_err());
+    }
+
+    #[test]
+    fn an_ack_delay_table_parses_and_is_checked() {
+        let c: TcpConfig = toml::from_str(
+            "ack_delay = { every = [5000, 10000], hold = [\"500ms\", \"1s\"], gap = \"20us\" }",
+        )
+        .unwrap();
+        let a = c.ack_delay.clone().unwrap();
+        assert_eq!(a.every, [5000, 10000]);
+        assert_eq!(
+            a.hold,
+            [SimDuration::from_millis(500), SimDuration::from_secs(1)]
+        );
+        assert_eq!(a.gap, SimDuration::from_micros(20));
+        assert!(c.validate().is_ok());
+        let round = toml::to_string(&c).unwrap();
+        assert_eq!(toml::from_str::<TcpConfig>(&round).unwrap(), c, "{round}");
+        // `gap` has the paper's default; the other keys are required.
+        let c: TcpConfig =
+            toml::from_str("ack_delay = { every = [500000, 1000000], hold = [\"0.5s\", \"1s\"] }")
+                .unwrap();
+        assert_eq!(c.ack_delay.unwrap().gap, SimDuration::from_micros(10));
+        for bad in [
+            "ack_delay = { every = [5000, 10000] }",
+            "ack_delay = { hold = [\"500ms\", \"1s\"] }",
+            "ack_delay = { every = [5000, 10000], hold = [\"500ms\", \"1s\"], m = 3 }",
+            "ack_delay = { every = 5000, hold = [\"500ms\", \"1s\"] }",
+            "ack_delay = { every = [5000, 10000], hold = [\"500ms\", \"1s\"], gap = \"-1us\" }",
+        ] {
+            assert!(toml::from_str::<TcpConfig>(bad).is_err(), "{bad}");
+        }
+        // Without the table nothing is serialised, so existing outputs are unchanged.
+        let s = toml::to_string(&TcpConfig::default()).unwrap();
+        assert!(!s.contains("ack_delay"), "{s}");
     }
 
     #[test]
@@ -246,6 +296,19 @@ mod tests {
                 "rwnd_pkts",
             ),
         ];
+        let delay = |every: [u64; 2], hold_ms: [u64; 2]| TcpConfig {
+            ack_delay: Some(AckDelayConfig {
+                every,
+                hold: hold_ms.map(SimDuration::from_millis),
+                gap: SimDuration::from_micros(10),
+            }),
+            ..d.clone()
+        };
+        let cases = cases.into_iter().chain([
+            (delay([0, 10], [500, 1000]), "ack_delay.every"),
+            (delay([11, 10], [500, 1000]), "ack_delay.every"),
+            (delay([1, 10], [1000, 500]), "ack_delay.hold"),
+        ]);
         for (c, key) in cases {
             assert_eq!(c.validate().unwrap_err().key, key, "{c:?}");
         }

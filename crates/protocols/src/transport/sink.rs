@@ -23,13 +23,21 @@
 //! their size; a segment with `Flags::FIN` (a finite flow's last) is ACKed at once.
 //! INFERRED: the ACK echoes the congestion header of the last data packet seen.
 //! Goodput (`FlowCounters::goodput_bytes`) counts bytes as they become in-order.
+//!
+//! Random ACK delay ([`TcpConfig::ack_delay`], seed 002 E5.8 / T3; provenance in
+//! [`super::ack_delay`]): every ACK the rules above would send is generated as
+//! usual (same content, same moment) and enters an [`AckDelayQueue`] instead,
+//! leaving at its release time. The sink's one timer deadline is then the earlier
+//! of the delayed-ACK deadline and the queue head's release; `on_timer` releases
+//! the due ACKs first, then generates a due delayed ACK (which joins the tail).
+//! Without the option the ACK path is the plain one plus one branch.
 
 use sim_core::{
     CcHeader, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags, Packet, PacketKind, ParamError,
     RouteId, SimDuration, SimTime,
 };
 
-use super::TcpConfig;
+use super::{AckDelayQueue, TcpConfig};
 
 /// Out-of-order ranges pre-allocated per receiver (the Vec grows if needed).
 const OOO_CAPACITY: usize = 8;
@@ -59,6 +67,8 @@ pub struct TcpSink {
     last_cc: CcHeader,
     /// When the delayed ACK is due, if one is pending.
     delack_deadline: Option<SimTime>,
+    /// The random ACK delay queue ([`TcpConfig::ack_delay`]), if configured.
+    delay: Option<Box<AckDelayQueue>>,
 }
 
 impl TcpSink {
@@ -79,6 +89,12 @@ impl TcpSink {
             pending_echo: SimTime::ZERO,
             last_cc: CcHeader::None,
             delack_deadline: None,
+            delay: cfg
+                .ack_delay
+                .as_ref()
+                .map(|a| AckDelayQueue::new(a).map(Box::new))
+                .transpose()
+                .map_err(|e| e.prefixed("ack_delay"))?,
         })
     }
 
@@ -90,6 +106,22 @@ impl TcpSink {
     /// The out-of-order ranges held, `[start, end)` byte offsets in order.
     pub fn out_of_order(&self) -> &[(u64, u64)] {
         &self.ooo
+    }
+
+    /// The random ACK delay queue, if [`TcpConfig::ack_delay`] is set.
+    pub fn ack_delay(&self) -> Option<&AckDelayQueue> {
+        self.delay.as_deref()
+    }
+
+    /// The timer deadline the sink needs: the earlier of the delayed ACK's and
+    /// the ACK queue head's release.
+    #[inline]
+    fn next_deadline(&self) -> Option<SimTime> {
+        let release = self.delay.as_ref().and_then(|q| q.next_release());
+        match (self.delack_deadline, release) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// Record `[start, end)` (entirely above `rcv_nxt`) among the held ranges.
@@ -146,11 +178,43 @@ impl TcpSink {
         if self.ece {
             a.flags.insert(Flags::ECE);
         }
-        ctx.send(a);
         self.pending = 0;
+        if let Some(q) = self.delay.as_deref_mut() {
+            // Through the ACK queue; the delayed ACK (if any) is covered by this one.
+            self.delack_deadline = None;
+            let now = ctx.now();
+            q.push(a, now, ctx.rng());
+            while let Some(p) = q.pop_due(now) {
+                ctx.send(p);
+            }
+            ctx.set_deadline(q.next_release());
+            return;
+        }
+        ctx.send(a);
         if self.delack_deadline.take().is_some() {
             ctx.set_deadline(None);
         }
+    }
+
+    /// `on_timer` with an ACK queue: release the due ACKs, then generate a due
+    /// delayed ACK (it joins the tail), then re-arm for whichever comes first.
+    fn on_timer_queued(&mut self, ctx: &mut EndpointCtx) {
+        let now = ctx.now();
+        if let Some(q) = self.delay.as_deref_mut() {
+            while let Some(p) = q.pop_due(now) {
+                ctx.send(p);
+            }
+        }
+        if let Some(at) = self.delack_deadline {
+            if at <= now {
+                if self.pending > 0 {
+                    self.ack_now(self.pending_echo, ctx);
+                } else {
+                    self.delack_deadline = None;
+                }
+            }
+        }
+        ctx.set_deadline(self.next_deadline());
     }
 }
 
@@ -201,7 +265,7 @@ impl Endpoint for TcpSink {
                     self.pending_echo = pkt.sent;
                     let at = ctx.now().saturating_add(self.delack_timeout);
                     self.delack_deadline = Some(at);
-                    ctx.set_deadline(Some(at));
+                    ctx.set_deadline(self.next_deadline());
                 } else {
                     self.ack_now(self.pending_echo, ctx);
                 }
@@ -213,6 +277,9 @@ impl Endpoint for TcpSink {
     }
 
     fn on_timer(&mut self, ctx: &mut EndpointCtx) {
+        if self.delay.is_some() {
+            return self.on_timer_queued(ctx);
+        }
         match self.delack_deadline {
             Some(at) if at <= ctx.now() => {
                 if self.pending > 0 {
@@ -229,6 +296,7 @@ impl Endpoint for TcpSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::AckDelayConfig;
     use sim_core::{stream, Harness, StreamKind};
 
     fn ms(x: u64) -> SimTime {
@@ -480,5 +548,208 @@ mod tests {
             EcnFeedback::Classic
         )
         .is_err());
+    }
+
+    fn queued(every: u64, hold: SimDuration, delayed_ack: bool) -> Rig {
+        Rig::new(TcpConfig {
+            delayed_ack,
+            ack_delay: Some(AckDelayConfig {
+                every: [every, every],
+                hold: [hold, hold],
+                gap: SimDuration::from_micros(10),
+            }),
+            ..TcpConfig::default()
+        })
+    }
+
+    fn us(x: u64) -> SimTime {
+        SimTime::ZERO + SimDuration::from_micros(x)
+    }
+
+    #[test]
+    fn acks_leave_through_the_queue_the_mth_held_and_its_followers_behind_it() {
+        let (m, d, gap) = (
+            3u64,
+            SimDuration::from_millis(100),
+            SimDuration::from_micros(10),
+        );
+        let mut r = queued(m, d, false);
+        // ACK 1: generated at 0, leaves `gap` later with its original content.
+        assert!(r.data(0, ms(0)).is_empty());
+        assert_eq!(r.h.deadline, Some(SimTime::ZERO + gap));
+        let out = r.h.fire(&mut r.k);
+        assert_eq!(acks(&out), [1000]);
+        assert_eq!((out[0].echo, out[0].sent), (ms(0), SimTime::ZERO + gap));
+        assert_eq!(r.h.deadline, None);
+        // ACK 2 likewise; ACK 3 (the m-th) is held d.
+        r.h.now = ms(1);
+        r.data(1000, ms(1));
+        assert_eq!(acks(&r.h.fire(&mut r.k)), [2000]);
+        r.h.now = ms(2);
+        assert!(r.data(2000, ms(2)).is_empty());
+        let held_until = ms(2) + d;
+        assert_eq!(r.h.deadline, Some(held_until));
+        // ACKs generated meanwhile wait behind it, whatever they acknowledge.
+        r.h.now = ms(3);
+        assert!(r.data(3000, ms(3)).is_empty());
+        r.h.now = ms(4);
+        assert!(r.data(5000, ms(4)).is_empty()); // out of order: a duplicate ACK
+        assert_eq!(r.k.ack_delay().unwrap().len(), 3);
+        assert_eq!(r.h.deadline, Some(held_until));
+        // Calling on_timer early sends nothing and keeps the deadline.
+        r.h.now = ms(50);
+        assert!(r.call(|k, c| k.on_timer(c)).is_empty());
+        assert_eq!(r.h.deadline, Some(held_until));
+        let mut left = Vec::new();
+        while r.h.deadline.is_some() {
+            for p in r.h.fire(&mut r.k) {
+                left.push((r.h.now, p.ack, p.echo));
+            }
+        }
+        assert_eq!(
+            left,
+            [
+                (held_until, 3000, ms(2)),
+                (held_until + gap, 4000, ms(3)),
+                (held_until + gap.saturating_mul(2), 4000, ms(4)),
+            ]
+        );
+        // The count restarted after the held ACK (3rd): the 6th is held ...
+        r.h.now = ms(200);
+        assert!(r.data(4000, ms(200)).is_empty()); // fills the hole
+        assert_eq!(r.h.deadline, Some(ms(200) + d));
+        assert_eq!(r.k.ack_delay().unwrap().held(), 2);
+        assert_eq!(acks(&r.h.fire(&mut r.k)), [6000]);
+        // ... and the 7th starts a new cycle.
+        r.h.now = ms(400);
+        r.data(6000, ms(400));
+        assert_eq!(r.h.deadline, Some(ms(400) + gap));
+        assert_eq!(r.k.ack_delay().unwrap().until_hold(), m - 1);
+    }
+
+    #[test]
+    fn with_zero_gap_and_hold_acks_leave_at_once() {
+        let mut r = Rig::new(TcpConfig {
+            ack_delay: Some(AckDelayConfig {
+                every: [2, 2],
+                hold: [SimDuration::ZERO, SimDuration::ZERO],
+                gap: SimDuration::ZERO,
+            }),
+            ..TcpConfig::default()
+        });
+        for i in 0..6 {
+            assert_eq!(acks(&r.data(i * 1000, ms(0))), [(i + 1) * 1000]);
+            assert_eq!(r.h.deadline, None);
+        }
+    }
+
+    #[test]
+    fn delayed_acks_and_the_queue_share_the_timer() {
+        // m = 2: the 2nd, 4th, ... ACK is held 300 ms (longer than delack_timeout).
+        let d = SimDuration::from_millis(300);
+        let gap = SimDuration::from_micros(10);
+        let mut r = queued(2, d, true);
+        assert!(r.data(0, ms(0)).is_empty());
+        assert_eq!(r.h.deadline, Some(ms(200)), "delayed-ACK deadline");
+        r.h.now = ms(1);
+        assert!(r.data(1000, ms(1)).is_empty());
+        // ACK 1 (covering two segments) entered the queue; the delayed ACK is gone.
+        assert_eq!(r.h.deadline, Some(ms(1) + gap));
+        let out = r.h.fire(&mut r.k);
+        assert_eq!((acks(&out), out[0].echo), (vec![2000], ms(0)));
+        assert_eq!(r.h.deadline, None);
+        r.h.now = ms(2);
+        assert!(r.data(2000, ms(2)).is_empty());
+        assert_eq!(r.h.deadline, Some(ms(202)));
+        r.h.now = ms(3);
+        assert!(r.data(3000, ms(3)).is_empty());
+        // ACK 2 is held until 303 ms.
+        assert_eq!(r.h.deadline, Some(ms(3) + d));
+        r.h.now = ms(4);
+        assert!(r.data(4000, ms(4)).is_empty());
+        // A lone segment: its delayed ACK is due first.
+        assert_eq!(r.h.deadline, Some(ms(204)));
+        assert!(r.h.fire(&mut r.k).is_empty(), "generated, but queued");
+        assert_eq!(r.k.ack_delay().unwrap().len(), 2);
+        assert_eq!(r.h.deadline, Some(ms(3) + d));
+        let out = r.h.fire(&mut r.k);
+        assert_eq!((acks(&out), out[0].echo), (vec![4000], ms(2)));
+        assert_eq!(r.h.deadline, Some(ms(3) + d + gap));
+        let out = r.h.fire(&mut r.k);
+        assert_eq!((acks(&out), out[0].echo), (vec![5000], ms(4)));
+        assert_eq!(r.h.deadline, None);
+        assert_eq!(r.h.counters.goodput_bytes, 5000);
+    }
+
+    #[test]
+    fn a_per_packet_echo_flush_queues_both_acks_in_order() {
+        let mut r = queued(100, SimDuration::from_secs(1), true);
+        r.k.feedback = EcnFeedback::PerPacket;
+        assert!(r.data(0, ms(0)).is_empty());
+        assert!(r
+            .data_with(1000, 1000, ms(1), Ecn::Ce, Flags::NONE)
+            .is_empty());
+        let mut out = r.h.fire(&mut r.k);
+        out.extend(r.h.fire(&mut r.k));
+        assert_eq!(acks(&out), [1000, 2000]);
+        let ece: Vec<bool> = out.iter().map(|p| p.flags.contains(Flags::ECE)).collect();
+        assert_eq!(ece, [false, true]);
+        assert_eq!((out[0].sent, out[1].sent), (us(10), us(20)));
+    }
+
+    #[test]
+    fn queue_draws_come_from_the_endpoint_stream_and_repeat_per_seed() {
+        let cfg = TcpConfig {
+            ack_delay: Some(AckDelayConfig {
+                every: [2, 5],
+                hold: [SimDuration::from_millis(500), SimDuration::from_secs(1)],
+                gap: SimDuration::from_micros(10),
+            }),
+            ..TcpConfig::default()
+        };
+        let run = |seed| {
+            let mut k = TcpSink::new(&cfg, EcnFeedback::Classic).unwrap();
+            let mut h = Harness::new(stream(seed, 0, StreamKind::Endpoint, 1));
+            let mut times = Vec::new();
+            for i in 0..200u64 {
+                h.now = ms(10 * i);
+                let mut p = Packet::new(
+                    Default::default(),
+                    RouteId(0),
+                    PacketKind::Data,
+                    1000,
+                    h.now,
+                );
+                p.seq = i * 1000;
+                times.extend(h.call(|c| k.on_packet(p, c)).iter().map(|p| p.sent));
+                while h.deadline.is_some_and(|t| t <= ms(10 * i + 9)) {
+                    times.extend(h.fire(&mut k).iter().map(|p| p.sent));
+                }
+            }
+            while h.deadline.is_some() {
+                times.extend(h.fire(&mut k).iter().map(|p| p.sent));
+            }
+            assert_eq!(times.len(), 200);
+            (times, k.ack_delay().unwrap().held())
+        };
+        let (a, held) = run(1);
+        assert_eq!(run(1), (a.clone(), held));
+        assert_ne!(run(2).0, a);
+        // 200 ACKs, one held per 2..5: between 40 and 100 held.
+        assert!((40..=100).contains(&held), "{held}");
+    }
+
+    #[test]
+    fn a_bad_ack_delay_is_rejected_with_its_key() {
+        let bad = TcpConfig {
+            ack_delay: Some(AckDelayConfig {
+                every: [10, 5],
+                hold: [SimDuration::ZERO, SimDuration::ZERO],
+                gap: SimDuration::ZERO,
+            }),
+            ..TcpConfig::default()
+        };
+        let e = TcpSink::new(&bad, EcnFeedback::Classic).unwrap_err();
+        assert_eq!(e.key, "ack_delay.every");
     }
 }
