@@ -86,9 +86,8 @@
 //!    count and the fairness index crosses `1 - eps` anywhere inside one.
 //!    Fig. 17(b)'s "≈ 1.39" is within about 1.5% of all of these.
 
-use super::{
-    require, require_delays, require_eps, require_initial, DelayLine, ModelError, SingleLink,
-};
+pub use super::aimd::Aimd;
+use super::{require, require_delays, require_eps, run_delayed, ModelError, SingleLink};
 
 /// EMKC flows on one link (eq. 63-64, price eq. 85), each with its own delay.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,108 +166,19 @@ impl SingleLink for Emkc {
         steps: usize,
         visit: &mut dyn FnMut(usize, &[f64]),
     ) -> Result<(), ModelError> {
-        require_initial(x0, self.flows())?;
-        let max_delay = self.delays.iter().copied().max().unwrap_or(1);
-        let mut line = DelayLine::new(x0, max_delay);
-        let mut next = vec![0.0; x0.len()];
-        visit(0, x0);
-        for n in 1..=steps {
-            for (i, &d) in self.delays.iter().enumerate() {
-                let (past, sum) = line.past(n, d);
-                if sum == 0.0 {
-                    return Err(ModelError::ZeroAggregate {
-                        step: n.saturating_sub(d),
-                    });
-                }
-                let price = (sum - self.capacity) / sum;
-                next[i] = past[i] + self.alpha - self.beta * price * past[i];
+        run_delayed(x0, &self.delays, steps, visit, |n, d, x, sum| {
+            if sum == 0.0 {
+                return Err(ModelError::ZeroAggregate {
+                    step: n.saturating_sub(d),
+                });
             }
-            line.push(n, &next);
-            visit(n, &next);
-        }
-        Ok(())
-    }
-}
-
-/// Rate-based AIMD(alpha, beta) flows on one link (eq. 114) with synchronised
-/// losses whenever the aggregate exceeds the capacity (see the module doc).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Aimd {
-    /// Link capacity `C > 0`.
-    pub capacity: f64,
-    /// Additive increase per RTT, `alpha > 0`.
-    pub alpha: f64,
-    /// Multiplicative decrease, `0 < beta < 1` (the rate becomes `(1 - beta) x`).
-    pub beta: f64,
-    /// Per-flow RTT `D_i >= 1` in steps; one entry per flow.
-    pub delays: Vec<usize>,
-}
-
-impl Aimd {
-    /// A checked model: `C > 0`, `alpha > 0`, `0 < beta < 1`, delays `>= 1`.
-    pub fn new(
-        capacity: f64,
-        alpha: f64,
-        beta: f64,
-        delays: Vec<usize>,
-    ) -> Result<Aimd, ModelError> {
-        check_link(capacity, alpha)?;
-        require(beta > 0.0 && beta < 1.0, "beta", "in (0, 1) for AIMD", beta)?;
-        require_delays(&delays)?;
-        Ok(Aimd {
-            capacity,
-            alpha,
-            beta,
-            delays,
+            let price = (sum - self.capacity) / sum;
+            Ok(x + self.alpha - self.beta * price * x)
         })
     }
-
-    /// `n` flows with the same RTT `d`.
-    pub fn uniform(
-        capacity: f64,
-        alpha: f64,
-        beta: f64,
-        n: usize,
-        d: usize,
-    ) -> Result<Aimd, ModelError> {
-        Aimd::new(capacity, alpha, beta, vec![d; n])
-    }
 }
 
-impl SingleLink for Aimd {
-    fn flows(&self) -> usize {
-        self.delays.len()
-    }
-
-    /// Eq. 114; flow `i` backs off at step `n` iff `X(n - D_i) > C`.
-    fn simulate(
-        &self,
-        x0: &[f64],
-        steps: usize,
-        visit: &mut dyn FnMut(usize, &[f64]),
-    ) -> Result<(), ModelError> {
-        require_initial(x0, self.flows())?;
-        let max_delay = self.delays.iter().copied().max().unwrap_or(1);
-        let mut line = DelayLine::new(x0, max_delay);
-        let mut next = vec![0.0; x0.len()];
-        visit(0, x0);
-        for n in 1..=steps {
-            for (i, &d) in self.delays.iter().enumerate() {
-                let (past, sum) = line.past(n, d);
-                next[i] = if sum > self.capacity {
-                    (1.0 - self.beta) * past[i]
-                } else {
-                    past[i] + self.alpha
-                };
-            }
-            line.push(n, &next);
-            visit(n, &next);
-        }
-        Ok(())
-    }
-}
-
-fn check_link(capacity: f64, alpha: f64) -> Result<(), ModelError> {
+pub(crate) fn check_link(capacity: f64, alpha: f64) -> Result<(), ModelError> {
     require(
         capacity > 0.0 && capacity.is_finite(),
         "capacity C",

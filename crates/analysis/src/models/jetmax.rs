@@ -46,8 +46,7 @@
 //! say.
 
 use super::{
-    ceil_steps, require, require_delays, require_eps, require_initial, DelayLine, ModelError,
-    SingleLink,
+    ceil_steps, require, require_delays, require_eps, run_delayed, ModelError, SingleLink,
 };
 
 /// JetMax flows bottlenecked at one link (eq. 133-134).
@@ -177,21 +176,10 @@ impl SingleLink for JetMax {
         steps: usize,
         visit: &mut dyn FnMut(usize, &[f64]),
     ) -> Result<(), ModelError> {
-        require_initial(x0, self.flows())?;
-        let max_delay = self.delays.iter().copied().max().unwrap_or(1);
         let g = self.fair_share();
-        let mut line = DelayLine::new(x0, max_delay);
-        let mut next = vec![0.0; x0.len()];
-        visit(0, x0);
-        for n in 1..=steps {
-            for (i, &d) in self.delays.iter().enumerate() {
-                let (past, _) = line.past(n, d);
-                next[i] = (1.0 - self.tau) * past[i] + self.tau * g;
-            }
-            line.push(n, &next);
-            visit(n, &next);
-        }
-        Ok(())
+        run_delayed(x0, &self.delays, steps, visit, |_, _, x, _| {
+            Ok((1.0 - self.tau) * x + self.tau * g)
+        })
     }
 }
 

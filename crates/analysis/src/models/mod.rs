@@ -26,6 +26,7 @@
 //! `D` run `D` identical interleaved copies of its one-RTT recursion, which
 //! is the time scaling the proof of Theorem 11 uses].
 
+pub mod aimd;
 pub mod emkc;
 pub mod jetmax;
 pub mod kelly;
@@ -273,6 +274,33 @@ impl DelayLine {
         self.slots[slot].copy_from_slice(rates);
         self.sums[slot] = rates.iter().sum();
     }
+}
+
+/// Run `steps` steps of a single-link model whose flow `i` sees the rates
+/// of step `n - delays[i]`: `update(n, d, x_i, X)` gives flow `i`'s rate at
+/// step `n` from its own rate `x_i` and the aggregate `X` of step `n - d`.
+/// `visit` sees every step from 0 (`x0`).
+pub(crate) fn run_delayed(
+    x0: &[f64],
+    delays: &[usize],
+    steps: usize,
+    visit: &mut dyn FnMut(usize, &[f64]),
+    mut update: impl FnMut(usize, usize, f64, f64) -> Result<f64, ModelError>,
+) -> Result<(), ModelError> {
+    require_initial(x0, delays.len())?;
+    let max_delay = delays.iter().copied().max().unwrap_or(1);
+    let mut line = DelayLine::new(x0, max_delay);
+    let mut next = vec![0.0; x0.len()];
+    visit(0, x0);
+    for n in 1..=steps {
+        for (i, &d) in delays.iter().enumerate() {
+            let (past, sum) = line.past(n, d);
+            next[i] = update(n, d, past[i], sum)?;
+        }
+        line.push(n, &next);
+        visit(n, &next);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -80,12 +80,6 @@ fn default_beta() -> f64 {
 fn default_threshold() -> f64 {
     0.01
 }
-fn default_init_rate() -> Rate {
-    Rate::from_bps(100_000)
-}
-fn default_min_rate() -> Rate {
-    Rate::from_bps(10_000)
-}
 
 /// Parameters of the EMKC sender (`cc = { kind = "emkc" }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -107,10 +101,10 @@ pub struct EmkcCcConfig {
     #[serde(default = "default_threshold")]
     pub switch_threshold: f64,
     /// Rate before the first feedback (default 100 kb/s).
-    #[serde(default = "default_init_rate")]
+    #[serde(default = "super::default_init_rate")]
     pub init_rate: Rate,
     /// Floor of the rate (default 10 kb/s).
-    #[serde(default = "default_min_rate")]
+    #[serde(default = "super::default_min_rate")]
     pub min_rate: Rate,
     /// Ceiling of the rate, e.g. the sender's line rate (default none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -125,8 +119,8 @@ impl Default for EmkcCcConfig {
             reference: Reference::Proper,
             switch: SwitchRule::Proper,
             switch_threshold: default_threshold(),
-            init_rate: default_init_rate(),
-            min_rate: default_min_rate(),
+            init_rate: super::default_init_rate(),
+            min_rate: super::default_min_rate(),
             max_rate: None,
         }
     }
@@ -141,15 +135,7 @@ impl EmkcCcConfig {
         // Up to 4 so that the instability past 2 can be shown.
         check_range("beta", self.beta, f64::MIN_POSITIVE, 4.0)?;
         check_range("switch_threshold", self.switch_threshold, 0.0, 1.0)?;
-        if self.min_rate.bps() == 0 {
-            return Err(ParamError::new("min_rate", "must be > 0"));
-        }
-        if self.init_rate < self.min_rate {
-            return Err(ParamError::new(
-                "init_rate",
-                format!("must be >= min_rate ({})", self.min_rate),
-            ));
-        }
+        super::check_rate_floor(self.init_rate, self.min_rate)?;
         if let Some(m) = self.max_rate {
             if m < self.init_rate {
                 return Err(ParamError::new(

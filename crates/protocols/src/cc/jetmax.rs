@@ -70,12 +70,6 @@ fn default_p_tolerance() -> f64 {
 fn default_stationary() -> f64 {
     0.01
 }
-fn default_init_rate() -> Rate {
-    Rate::from_bps(100_000)
-}
-fn default_min_rate() -> Rate {
-    Rate::from_bps(10_000)
-}
 
 /// Parameters of the JetMax source (`cc = { kind = "jetmax" }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,10 +91,10 @@ pub struct JetMaxCcConfig {
     #[serde(default = "default_stationary")]
     pub stationary_eps: f64,
     /// Rate before the first feedback (default 100 kb/s).
-    #[serde(default = "default_init_rate")]
+    #[serde(default = "super::default_init_rate")]
     pub init_rate: Rate,
     /// Floor of the rate (default 10 kb/s).
-    #[serde(default = "default_min_rate")]
+    #[serde(default = "super::default_min_rate")]
     pub min_rate: Rate,
 }
 
@@ -112,8 +106,8 @@ impl Default for JetMaxCcConfig {
             proposals: true,
             p_tolerance: default_p_tolerance(),
             stationary_eps: default_stationary(),
-            init_rate: default_init_rate(),
-            min_rate: default_min_rate(),
+            init_rate: super::default_init_rate(),
+            min_rate: super::default_min_rate(),
         }
     }
 }
@@ -125,15 +119,7 @@ impl JetMaxCcConfig {
         check_range("tau", self.tau, f64::MIN_POSITIVE, 3.0)?;
         check_range("p_tolerance", self.p_tolerance, 0.0, 1.0)?;
         check_range("stationary_eps", self.stationary_eps, 0.0, 1.0)?;
-        if self.min_rate.bps() == 0 {
-            return Err(ParamError::new("min_rate", "must be > 0"));
-        }
-        if self.init_rate < self.min_rate {
-            return Err(ParamError::new(
-                "init_rate",
-                format!("must be >= min_rate ({})", self.min_rate),
-            ));
-        }
+        super::check_rate_floor(self.init_rate, self.min_rate)?;
         Ok(())
     }
 }

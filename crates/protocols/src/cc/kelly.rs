@@ -35,12 +35,6 @@ fn default_omega() -> Rate {
 fn default_step() -> SimDuration {
     SimDuration::from_millis(30)
 }
-fn default_init_rate() -> Rate {
-    Rate::from_bps(100_000)
-}
-fn default_min_rate() -> Rate {
-    Rate::from_bps(10_000)
-}
 
 /// Most steps taken on one ACK (a longer silence restarts the step clock).
 const MAX_CATCH_UP: u32 = 1000;
@@ -59,10 +53,10 @@ pub struct KellyCcConfig {
     #[serde(default = "default_step")]
     pub step: SimDuration,
     /// Rate before the first step (default 100 kb/s).
-    #[serde(default = "default_init_rate")]
+    #[serde(default = "super::default_init_rate")]
     pub init_rate: Rate,
     /// Floor of the rate (default 10 kb/s).
-    #[serde(default = "default_min_rate")]
+    #[serde(default = "super::default_min_rate")]
     pub min_rate: Rate,
 }
 
@@ -72,8 +66,8 @@ impl Default for KellyCcConfig {
             kappa: default_kappa(),
             omega: default_omega(),
             step: default_step(),
-            init_rate: default_init_rate(),
-            min_rate: default_min_rate(),
+            init_rate: super::default_init_rate(),
+            min_rate: super::default_min_rate(),
         }
     }
 }
@@ -85,15 +79,7 @@ impl KellyCcConfig {
         if self.step == SimDuration::ZERO {
             return Err(ParamError::new("step", "must be > 0"));
         }
-        if self.min_rate.bps() == 0 {
-            return Err(ParamError::new("min_rate", "must be > 0"));
-        }
-        if self.init_rate < self.min_rate {
-            return Err(ParamError::new(
-                "init_rate",
-                format!("must be >= min_rate ({})", self.min_rate),
-            ));
-        }
+        super::check_rate_floor(self.init_rate, self.min_rate)?;
         Ok(())
     }
 }

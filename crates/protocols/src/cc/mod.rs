@@ -6,7 +6,7 @@
 //! Registration is the [`CcConfig`] enum: a new controller is one file plus one arm.
 
 use serde::{Deserialize, Serialize};
-use sim_core::{CcHeader, Controller, ParamError, RateHeader};
+use sim_core::{CcHeader, Controller, ParamError, Rate, RateHeader};
 
 pub mod emkc;
 pub mod jetmax;
@@ -53,6 +53,32 @@ pub(crate) fn greedy_rate_header(srtt: f64) -> CcHeader {
         hops: 0,
         congested: false,
     })
+}
+
+/// Initial rate of seed 002's rate sources before any feedback (100 kb/s,
+/// as in Fig. 21).
+pub(crate) fn default_init_rate() -> Rate {
+    Rate::from_bps(100_000)
+}
+
+/// Floor of seed 002's rate sources (10 kb/s, [INFERRED]: their laws can
+/// go to or below 0 in a transient).
+pub(crate) fn default_min_rate() -> Rate {
+    Rate::from_bps(10_000)
+}
+
+/// Check a rate source's floor (> 0) and initial rate (>= the floor).
+pub(crate) fn check_rate_floor(init_rate: Rate, min_rate: Rate) -> Result<(), ParamError> {
+    if min_rate.bps() == 0 {
+        return Err(ParamError::new("min_rate", "must be > 0"));
+    }
+    if init_rate < min_rate {
+        return Err(ParamError::new(
+            "init_rate",
+            format!("must be >= min_rate ({min_rate})"),
+        ));
+    }
+    Ok(())
 }
 
 /// The congestion controller of a flow, as written in a scenario
