@@ -70,9 +70,10 @@ pub struct TcpConfig {
     /// Repair losses. Default true. `false` makes the receiver loss-tolerant,
     /// as a rate-paced source over UDP (the explicit-rate sources of seed 002,
     /// whose equilibrium has persistent loss): a gap before an arriving
-    /// segment is given up, the cumulative ACK moves past it, so the sender
-    /// never sees duplicate ACKs and never retransmits (only a timeout, when
-    /// every ACK is lost, resends one segment); goodput counts what arrived.
+    /// segment is given up, the cumulative ACK moves past it; the sender never
+    /// retransmits and has no fast recovery: a timeout (no ACK for an RTO)
+    /// gives the outstanding bytes up and tells the controller, and an ACK of
+    /// given-up data is still feedback; goodput counts what arrived.
     pub reliable: bool,
     /// Receiver-side random ACK delay (seed 002's time-varying feedback delay,
     /// E5.8 and T3): every m ACKs one is held d, the others `gap`, in a FIFO

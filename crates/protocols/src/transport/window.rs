@@ -70,6 +70,8 @@ pub struct WindowSender {
     /// One past the last byte of a finite flow; `u64::MAX` for infinite backlog.
     end: u64,
     dupthresh: u32,
+    /// Repair losses ([`TcpConfig::reliable`]); false: never retransmit.
+    reliable: bool,
     ecn: bool,
     /// How ECN marks reach the controller (asked of it once, at build time).
     feedback: EcnFeedback,
@@ -131,6 +133,7 @@ impl WindowSender {
             mss,
             end: size.unwrap_or(u64::MAX),
             dupthresh: cfg.dupack_threshold,
+            reliable: cfg.reliable,
             ecn: cfg.ecn,
             rwnd: cfg.rwnd_pkts.map_or(u64::MAX, |w| u64::from(w) * mss),
             pacer,
@@ -386,6 +389,24 @@ impl WindowSender {
         let in_flight = self.flight();
         self.cc
             .on_congestion(ctx.now(), Congestion::Timeout { in_flight });
+        if !self.reliable {
+            // Loss-tolerant: no ACK for an RTO, so what is outstanding is given
+            // up, as the receiver gives gaps up; nothing is resent (a rate
+            // source over UDP). Late ACKs still reach the controller.
+            self.snd_una = self.snd_max;
+            self.snd_nxt = self.snd_max;
+            self.rtt.back_off();
+            self.rto_deadline = None;
+            if self.snd_una >= self.end {
+                // A finite flow whose tail was lost ends here.
+                self.done = true;
+                self.stop_timer(ctx);
+                ctx.finish();
+                return;
+            }
+            self.send_allowed(ctx);
+            return;
+        }
         self.in_recovery = false;
         self.inflation = 0;
         self.dupacks = 0;
@@ -422,6 +443,13 @@ impl Endpoint for WindowSender {
                 ctx.finish();
                 return;
             }
+        } else if !self.reliable {
+            // Loss-tolerant: an ACK at or below `snd_una` (of data given up by
+            // a timeout, or a duplicate) is feedback only; no fast recovery.
+            let rtt = ctx.now().saturating_since(pkt.echo);
+            self.rtt.on_sample(rtt);
+            let info = self.ack_info(ctx.now(), 0, Some(rtt), &pkt, in_flight);
+            self.cc.on_ack(&info);
         } else if pkt.ack == self.snd_una && self.snd_una < self.snd_max {
             self.on_dupack(&pkt, in_flight, ctx);
         } else {

@@ -473,3 +473,56 @@ fn a_paced_sender_arms_the_earlier_of_the_rto_and_the_next_departure() {
     assert!(out[0].flags.contains(Flags::RETX));
     assert_eq!(r.s.probe().rate, Some(4e3));
 }
+
+fn lossy_cfg() -> TcpConfig {
+    TcpConfig {
+        reliable: false,
+        ..retx_cfg()
+    }
+}
+
+#[test]
+fn a_loss_tolerant_sender_never_retransmits_on_a_timeout() {
+    let mut r = Rig::new(lossy_cfg(), 4, None, None);
+    assert_eq!(seqs(&r.start()), [0, 1000, 2000, 3000]);
+    // Every ACK is lost: the RTO gives the four segments up and sends new
+    // data only (the controller's timeout window, 1 MSS), none marked RETX.
+    let out = r.fire();
+    assert_eq!(r.h.counters.timeouts, 1);
+    assert_eq!(seqs(&out), [4000]);
+    assert!(!out[0].flags.contains(Flags::RETX));
+    assert_eq!(r.s.snd_una(), 4000);
+    assert_eq!(r.s.snd_nxt(), 5000);
+    // The RTO backed off (2 x 1 s) and runs for the new segment.
+    assert_eq!(r.h.deadline, Some(ms(3000)));
+}
+
+#[test]
+fn a_loss_tolerant_sender_hands_late_and_duplicate_acks_to_the_controller_only() {
+    let mut r = Rig::new(lossy_cfg(), 4, None, None);
+    r.start();
+    r.fire();
+    let cwnd = r.s.cwnd();
+    // A late ACK of given-up data (ack 2000 < snd_una 4000) and three
+    // repeats of the current one: no fast retransmit, no recovery, no
+    // retransmission, and the window is not inflated.
+    r.h.now = ms(1100);
+    for ack in [2000, 4000, 4000, 4000, 4000] {
+        let out = r.ack_with(ack, ms(1000), Flags::NONE);
+        assert!(out.iter().all(|p| !p.flags.contains(Flags::RETX)));
+    }
+    assert!(!r.s.in_recovery());
+    assert_eq!(r.s.cwnd(), cwnd);
+    assert_eq!(r.h.counters.reductions, 0);
+    // The late ACK's echo was an RTT sample (100 ms): the backoff is reset.
+    assert_eq!(r.s.rtt().srtt(), Some(SimDuration::from_millis(100)));
+}
+
+#[test]
+fn a_loss_tolerant_finite_flow_ends_when_its_tail_is_given_up() {
+    let mut r = Rig::new(lossy_cfg(), 4, None, Some(3500));
+    assert_eq!(seqs(&r.start()), [0, 1000, 2000, 3000]);
+    assert!(r.fire().is_empty());
+    assert_eq!(r.h.deadline, None);
+    assert_eq!(r.h.finished, Some(ms(1000)));
+}
