@@ -10,7 +10,8 @@
 //!   `R_C = 0`, and with proposed rates the virtual size `s+ = s x+ / x`.
 //! - [PAPER] an echoed `R_S != R_T` suggests a switch; the source adopts
 //!   `R_T = R_S`. Switching on a larger loss may happen at any time; a switch
-//!   that may come from the fair-share tie-break (echoed `|p| <= p_tolerance`)
+//!   that may come from the fair-share tie-break (echoed `|p| <= p_tolerance`,
+//!   default 0.05 as the router's)
 //!   only once the source is stationary, i.e. its last step moved the rate by
 //!   at most `stationary_eps` ([INFERRED] 1 %: the spec's eps is UNSPECIFIED);
 //!   until then [INFERRED] the suggested router's share, the smallest on the
@@ -65,7 +66,7 @@ fn default_true() -> bool {
     true
 }
 fn default_p_tolerance() -> f64 {
-    0.01
+    0.05
 }
 fn default_stationary() -> f64 {
     0.01
@@ -84,7 +85,8 @@ pub struct JetMaxCcConfig {
     /// Propose increases and wait for approval (default true).
     #[serde(default = "default_true")]
     pub proposals: bool,
-    /// Loss treated as zero when judging a tie-break suggestion (default 0.01).
+    /// Loss treated as zero when judging a tie-break suggestion (default
+    /// 0.05, the router's; see `link::jetmax` for why).
     #[serde(default = "default_p_tolerance")]
     pub p_tolerance: f64,
     /// Relative rate step below which the source counts as stationary (default 0.01).
