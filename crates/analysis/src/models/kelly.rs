@@ -224,4 +224,33 @@ mod tests {
         assert!(Kelly::new(0.5, f64::NAN, 1000.0, 1).is_err());
         assert!(Kelly::new(0.5, -1.0, 1000.0, 1).is_err());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// Issue 6's Kelly invariant: with kappa = 1/2 and the negative-loss
+        /// price, eq. 54 converges to x* = C + omega for D <= 3 steps and
+        /// diverges for D = 4 (eq. 3: 2 sin(pi/10) = 0.618 > 1/2 >
+        /// 2 sin(pi/14) = 0.445), from any start and for any C and omega.
+        #[test]
+        fn kappa_half_is_stable_up_to_three_steps_and_not_at_four(
+            capacity in 1.0f64..1e4,
+            omega_frac in 0.001f64..1.0,
+            x0_frac in 0.0f64..3.0,
+        ) {
+            let omega = omega_frac * capacity;
+            let x0 = x0_frac * capacity;
+            for d in 1..=4 {
+                let k = Kelly::new(0.5, omega, capacity, d).unwrap();
+                let x = k.trajectory(x0, 600);
+                let star = capacity + omega;
+                if d <= 3 {
+                    let last = *x.last().unwrap();
+                    proptest::prop_assert!((last - star).abs() <= 1e-6 * star, "D={}: {}", d, last);
+                } else if (x0 - star).abs() > 1e-9 * star {
+                    proptest::prop_assert_eq!(k.verdict(&x), Some(Verdict::Diverging));
+                }
+            }
+        }
+    }
 }
