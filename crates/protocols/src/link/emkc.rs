@@ -22,8 +22,12 @@
 //!   `-inf`, the spec's suggestion, would be the same under the max rule,
 //!   but a sender that saw it alone would have no finite price to apply).
 //! - [INFERRED] the router's identity is its link id + 1 (0 means "no
-//!   router yet" in the header); only data packets are counted and stamped;
-//!   an ACK carries its data packet's echoed header untouched. Stamping
+//!   router yet" in the header); every arriving packet's bytes count in S
+//!   (the router cannot tell an ACK from data: reverse-direction ACKs that
+//!   share the queue are load, as they are for XCP and RCP; T4's crossing
+//!   ACK paths measured 8,400 drops in 150 s when they were left out), but
+//!   only data packets are stamped and carry a carried RTT; an ACK carries
+//!   its data packet's echoed header untouched. Stamping
 //!   happens as the packet leaves the queue, with the price in force then.
 //! - The rate is in bytes/s inside the router; the header's `p` is
 //!   unitless and `delta` is in seconds.
@@ -167,8 +171,8 @@ impl Emkc {
 
 impl LinkAlgorithm for Emkc {
     fn on_arrival(&mut self, pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+        self.bytes += f64::from(pkt.size);
         if pkt.kind == PacketKind::Data {
-            self.bytes += f64::from(pkt.size);
             if let CcHeader::Mkc(h) = &pkt.cc {
                 self.rtt_max = self.rtt_max.max(f64::from(h.rtt));
             }
