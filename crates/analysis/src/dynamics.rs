@@ -79,6 +79,12 @@ pub struct SendRate {
     /// `send_rate_spread`: (largest - smallest) group mean sampled in the
     /// window, over `mean` (0 for a rate that holds still).
     pub spread: Option<f64>,
+    /// `send_rate_min_bps`: the smallest rate any member was sampled at in
+    /// the window (a band "every flow stayed within").
+    pub min: Option<f64>,
+    /// `send_rate_max_bps`: the largest rate any member was sampled at in the
+    /// window.
+    pub max: Option<f64>,
     /// `peak_rate_bps`: the largest rate any member was sampled at over the
     /// whole run.
     pub peak: Option<f64>,
@@ -94,6 +100,7 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
     let members: BTreeSet<FlowId> = flows.iter().map(|f| f.flow).collect();
     let window_start = run.end_secs - run.window_secs;
     let mut peak: Option<(f64, f64)> = None;
+    let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
     // (time, sum, count) per sampling instant in the window.
     let mut samples: Vec<(f64, f64, u32)> = Vec::new();
     for p in &run.series {
@@ -107,6 +114,8 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
             peak = Some((p.value, p.time));
         }
         if p.time > window_start {
+            min = Some(min.map_or(p.value, |m: f64| m.min(p.value)));
+            max = Some(max.map_or(p.value, |m: f64| m.max(p.value)));
             match samples.last_mut() {
                 Some((t, sum, n)) if *t == p.time => {
                     *sum += p.value;
@@ -126,6 +135,8 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
     SendRate {
         mean,
         spread,
+        min,
+        max,
         peak: peak.map(|p| p.0),
         peak_at: peak.map(|p| p.1),
     }
@@ -248,6 +259,8 @@ mod tests {
         let s = group_send_rate(&r, &[&f0, &f1]);
         assert_eq!(s.mean, Some(4.0));
         assert_eq!(s.spread, Some(0.5));
+        // Per member, in the window: 2 (flow 1 at 6 s) .. 6 (flow 0 at 8 s).
+        assert_eq!((s.min, s.max), (Some(2.0), Some(6.0)));
         assert_eq!((s.peak, s.peak_at), (Some(30.0), Some(1.0)));
         // One member alone.
         let s = group_send_rate(&r, &[&f1]);

@@ -7,15 +7,22 @@
 //!   `throughput_bps` (mean over the group's active flows of each flow's rate over
 //!   its active time), `goodput_sum_bps` and `throughput_sum_bps` (the group's bytes
 //!   in the window * 8 / window length), `jain` (over the active flows' goodputs),
+//!   `active_flows_mean` (the time-average number of the group's flows active
+//!   in the window: each flow's active time in the window, summed, over the
+//!   window; an arrival process's mean population, Little's `L`),
 //!   `retx_pkts`, `timeouts`, `reductions`, `ce_pkts` (CE-marked data packets
 //!   received; totals over the group's flows in the window), `ce_frac` (`ce_pkts`
 //!   over data packets received), `fct_s` (mean completion time of the flows that finished, whole run),
 //!   and, with the `flow_rate` series, `settle_s` and `overshoot` (the group's
 //!   transient after its last member joined, [`crate::dynamics`]) and, for
-//!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`, `peak_rate_bps` and `peak_rate_s`
-//!   (the controllers' own sending rate: window mean, and the peak over the run);
+//!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`,
+//!   `send_rate_min_bps`, `send_rate_max_bps`, `peak_rate_bps` and `peak_rate_s`
+//!   (the controllers' own sending rate: the window mean of the mean over the
+//!   members sampled at each instant, its spread, the smallest and largest
+//!   rate any member was sampled at in the window, and the peak over the run);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
-//!   (`utilisation`, `backlog_p99_pkts`, `drop_early_pkts`, `jain`, ...) and, with
+//!   (`utilisation`, `backlog_p99_pkts`, `backlog_lt2_frac`, `drop_early_pkts`,
+//!   `jain`, ...) and, with
 //!   the `link_rate` series, `peak_arrival_bps` and `peak_loss_frac` (whole run,
 //!   per sampling interval, [`crate::dynamics::link_peaks`]);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
@@ -171,6 +178,10 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
 
     acc.push("flows", Some(flows.len() as f64));
     acc.push("active_flows", Some(goodputs.len() as f64));
+    acc.push(
+        "active_flows_mean",
+        (w > 0.0).then(|| flows.iter().map(|f| f.active_secs).sum::<f64>() / w),
+    );
     acc.push("goodput_bps", mean(&goodputs));
     acc.push(
         "goodput_sum_bps",
@@ -196,6 +207,8 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
     let send = group_send_rate(run, flows);
     acc.push("send_rate_bps", send.mean);
     acc.push("send_rate_spread", send.spread);
+    acc.push("send_rate_min_bps", send.min);
+    acc.push("send_rate_max_bps", send.max);
     acc.push("peak_rate_bps", send.peak);
     acc.push("peak_rate_s", send.peak_at);
 }
@@ -393,6 +406,9 @@ mod tests {
         assert!((row(&rows, "group", "a", "jain").mean - 0.85).abs() < 1e-12);
         assert_eq!(row(&rows, "group", "a", "retx_pkts").mean, 4.0);
         assert_eq!(row(&rows, "group", "a", "flows").mean, 2.0);
+        // Two flows active for the whole 10-s window: 2 on average.
+        assert_eq!(row(&rows, "group", "a", "active_flows_mean").mean, 2.0);
+        assert_eq!(row(&rows, "group", "b", "active_flows_mean").mean, 0.0);
     }
 
     #[test]

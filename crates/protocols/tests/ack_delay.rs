@@ -127,6 +127,7 @@ fn run(tcp: TcpConfig, seed: u64) -> (RunOutput, Vec<Sample>) {
         rev,
         start: SimTime::ZERO,
         stop: None,
+        host_delay: SimDuration::ZERO,
     });
     let out = sim.run();
     let log = std::mem::take(&mut *log.lock().unwrap());

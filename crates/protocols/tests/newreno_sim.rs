@@ -59,6 +59,7 @@ fn run(
         rev,
         start: SimTime::ZERO,
         stop: None,
+        host_delay: SimDuration::ZERO,
     });
     // `run` panics if a conservation invariant is broken at the end.
     sim.run()

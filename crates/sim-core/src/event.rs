@@ -28,6 +28,9 @@ pub enum Event {
     EndpointStart(EndpointId),
     /// An endpoint is told to stop sending (its flow's stop time).
     EndpointStop(EndpointId),
+    /// The head of an endpoint's host delay line is due at its first link
+    /// ([`crate::FlowSpec::host_delay`]).
+    EndpointRelease(EndpointId),
     /// A flow group's arrival process produces a new flow.
     GroupArrival(GroupId),
     /// Take one sample of the requested time series.

@@ -21,7 +21,9 @@
 //! pending `LinkTxDone` event. A serialized packet enters the link's FIFO
 //! propagation pipe, of which only the head has an event (`LinkArrive`). On arrival
 //! the hop index advances and the packet is offered to the next link, or handed to
-//! the flow's receiver (data route) or sender (reverse route).
+//! the flow's receiver (data route) or sender (reverse route). A flow with a
+//! [`FlowSpec::host_delay`] first holds each packet its endpoints send in a FIFO
+//! delay line (one `EndpointRelease` event for its head) before the first link.
 //!
 //! ## Ordering guarantees
 //! Events run in non-decreasing simulated time; events at the same instant run in

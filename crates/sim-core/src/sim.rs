@@ -60,6 +60,13 @@ pub struct FlowSpec {
     pub start: SimTime,
     /// Stop time (no new data after it), if any.
     pub stop: Option<SimTime>,
+    /// One-way delay every packet of either endpoint waits before the first
+    /// link of its route: a propagation delay private to this flow, as if each
+    /// host sat behind its own infinitely fast access wire of this delay (the
+    /// flow's round-trip time grows by twice it). Per-flow random RTTs on shared
+    /// links (seed 002 E6.1: RTT ~ U[40, 1040] ms on one dumbbell). Zero: no
+    /// delay line, packets go straight to their first link.
+    pub host_delay: SimDuration,
 }
 
 /// A flow group whose flows arrive over time (e.g. a Poisson arrival process).
@@ -187,6 +194,18 @@ struct EndpointSlot {
     timer: TimerSlot,
     flow: FlowId,
     route: RouteId,
+    /// The host delay line ([`FlowSpec::host_delay`]); `None` without one, so
+    /// the flows that have none pay one branch per packet.
+    line: Option<Box<DelayLine>>,
+}
+
+/// Packets an endpoint sent that wait out its host delay before their first
+/// link: a FIFO (one constant delay), of which only the head has an event
+/// (`EndpointRelease`), as a link's propagation pipe.
+struct DelayLine {
+    delay: SimDuration,
+    /// `(due time, packet)`, due times non-decreasing.
+    queue: VecDeque<(SimTime, Packet)>,
 }
 
 struct GroupState {
@@ -320,6 +339,7 @@ impl Simulator {
     pub fn add_flow(&mut self, spec: FlowSpec) -> FlowId {
         let flow = FlowId::from_index(self.flows.len());
         let (seed, rep) = (self.cfg.seed, self.cfg.replication);
+        let delay = spec.host_delay;
         let new_ep = |ep: Box<dyn Endpoint>, route: RouteId, eps: &mut Vec<EndpointSlot>| {
             let id = EndpointId::from_index(eps.len());
             eps.push(EndpointSlot {
@@ -328,6 +348,12 @@ impl Simulator {
                 timer: TimerSlot::default(),
                 flow,
                 route,
+                line: (delay > SimDuration::ZERO).then(|| {
+                    Box::new(DelayLine {
+                        delay,
+                        queue: VecDeque::new(),
+                    })
+                }),
             });
             id
         };
@@ -483,6 +509,7 @@ impl Simulator {
             }
             Event::EndpointStart(e) => self.call_endpoint(now, e, |ep, ctx| ep.on_start(ctx)),
             Event::EndpointStop(e) => self.call_endpoint(now, e, |ep, ctx| ep.on_stop(ctx)),
+            Event::EndpointRelease(e) => self.on_release(now, e),
             Event::GroupArrival(g) => self.on_group_arrival(now, g),
             Event::Sample => self.on_sample(now),
             Event::WarmupEnd => self.on_warmup_end(now),
@@ -544,11 +571,45 @@ impl Simulator {
                     c.retx_bytes += u64::from(pkt.size);
                 }
             }
+            if let Some(line) = &mut self.endpoints[e.index()].line {
+                // Behind the host delay: the packet enters the network (and
+                // counts as injected) when it is released.
+                let due = now + line.delay;
+                if line.queue.is_empty() {
+                    self.queue.schedule(due, Event::EndpointRelease(e));
+                }
+                line.queue.push_back((due, pkt));
+                continue;
+            }
             self.injected.add(pkt.size);
             let first = self.routes[route.index()][0];
             self.link_enqueue(now, first, pkt);
         }
         self.outbox = out;
+    }
+
+    /// Endpoint `e`'s delay line is due: every packet due now enters the first
+    /// link of its route, in the order it was sent; the next head gets the event.
+    fn on_release(&mut self, now: SimTime, e: EndpointId) {
+        loop {
+            let slot = &mut self.endpoints[e.index()];
+            let line = slot
+                .line
+                .as_mut()
+                .expect("release event for an endpoint without a delay line");
+            match line.queue.front() {
+                Some(&(due, _)) if due <= now => {}
+                Some(&(due, _)) => {
+                    self.queue.schedule(due, Event::EndpointRelease(e));
+                    return;
+                }
+                None => return,
+            }
+            let (_, pkt) = line.queue.pop_front().expect("non-empty delay line");
+            let first = self.routes[slot.route.index()][0];
+            self.injected.add(pkt.size);
+            self.link_enqueue(now, first, pkt);
+        }
     }
 
     /// A packet arrives at link `l`'s queue.

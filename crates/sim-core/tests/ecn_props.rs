@@ -153,6 +153,7 @@ proptest! {
                 rev: fwd,
                 start: SimTime::ZERO + SimDuration::from_millis(i as u64 * 3),
                 stop: None,
+                host_delay: SimDuration::ZERO,
             });
         }
         sim.set_tracer(Box::new(MarkTracer(violations.clone())));

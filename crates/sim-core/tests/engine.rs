@@ -94,6 +94,7 @@ fn burst_over_two_links(n: u32, limit: BufferLimit, loss: f64) -> (RunOutput, Ve
         rev,
         start: SimTime::ZERO,
         stop: None,
+        host_delay: SimDuration::ZERO,
     });
     let out = sim.run();
     let v = log.lock().unwrap().clone();
@@ -176,6 +177,7 @@ fn the_tracer_sees_every_packet_event_in_time_order() {
         rev,
         start: SimTime::ZERO,
         stop: None,
+        host_delay: SimDuration::ZERO,
     });
     let log = Arc::new(Mutex::new(Vec::new()));
     sim.set_tracer(Box::new(Log(log.clone())));
@@ -248,6 +250,7 @@ fn a_link_control_law_runs_periodically_and_changes_the_buffer() {
         rev,
         start: SimTime::ZERO + SimDuration::from_millis(35),
         stop: None,
+        host_delay: SimDuration::ZERO,
     });
     let out = sim.run();
     let fired = fired.lock().unwrap();

@@ -178,6 +178,7 @@ proptest! {
                 rev,
                 start: SimTime::ZERO + SimDuration::from_millis(i as u64 * 7),
                 stop: None,
+                host_delay: SimDuration::ZERO,
             });
         }
         let check = Arc::new(Mutex::new(Check { limits, rates, ..Default::default() }));

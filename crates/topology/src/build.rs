@@ -13,7 +13,9 @@ use sim_core::{
 };
 
 use protocols::link::LinkBuildCtx;
-use protocols::traffic::{PacketProcess, TrafficConfig, UdpSink, UdpSource};
+use protocols::traffic::{
+    DurationDist, PacketProcess, SizeDist, TrafficConfig, UdpSink, UdpSource,
+};
 
 use crate::error::ScenarioError;
 use crate::graph::Graph;
@@ -245,13 +247,21 @@ impl Resolved {
             let gid = GroupId::from_index(gi);
             let cfg = &g.cfg;
             let stop = cfg.stop.map(|d| SimTime::ZERO + d);
-            if let TrafficConfig::PoissonArrivals { rate, size } = &cfg.traffic {
+            if let TrafficConfig::PoissonArrivals {
+                rate,
+                size,
+                duration,
+                count,
+            } = &cfg.traffic
+            {
                 let (f, r) = &g.routes[0];
                 let factory = ArrivalFactory {
                     group: gid,
                     cfg: cfg.clone(),
                     rate: *rate,
                     size: size.clone(),
+                    duration: duration.clone(),
+                    left: count.unwrap_or(u32::MAX),
                     fwd: route_of(&mut sim, f),
                     rev: route_of(&mut sim, r),
                     start: SimTime::ZERO + cfg.start,
@@ -273,7 +283,10 @@ impl Resolved {
                     TrafficConfig::Finite { size } => Some(size.get()),
                     _ => None,
                 };
-                let (sender, receiver) = make_endpoints(cfg, size);
+                // Per-flow draws after the start jitter, each only for a range.
+                let mss = cfg.packet_size.draw(&mut rng).get() as u32;
+                let host_delay = cfg.extra_delay.draw(&mut rng);
+                let (sender, receiver) = make_endpoints(cfg, mss, size);
                 let spec = FlowSpec {
                     group: gid,
                     sender,
@@ -282,6 +295,7 @@ impl Resolved {
                     rev: route_of(&mut sim, r),
                     start,
                     stop,
+                    host_delay,
                 };
                 sim.add_flow(spec);
             }
@@ -290,12 +304,13 @@ impl Resolved {
     }
 }
 
-/// The sender and receiver endpoints of one flow of group `cfg`.
+/// The sender and receiver endpoints of one flow of group `cfg` with
+/// `mss`-byte packets.
 fn make_endpoints(
     cfg: &FlowGroupConfig,
+    mss: u32,
     size: Option<u64>,
 ) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
-    let mss = cfg.packet_size.get() as u32;
     match &cfg.traffic {
         TrafficConfig::Cbr { rate } => (
             Box::new(UdpSource::new(*rate, mss, PacketProcess::Constant)),
@@ -305,7 +320,7 @@ fn make_endpoints(
             Box::new(UdpSource::new(*rate, mss, PacketProcess::Poisson)),
             Box::new(UdpSink),
         ),
-        _ => crate::transports::tcp_endpoints(cfg, size),
+        _ => crate::transports::tcp_endpoints(cfg, mss, size),
     }
 }
 
@@ -313,8 +328,14 @@ fn make_endpoints(
 struct ArrivalFactory {
     group: GroupId,
     cfg: FlowGroupConfig,
+    /// Arrivals per second.
     rate: f64,
-    size: protocols::traffic::SizeDist,
+    /// Flow sizes (finite flows), or
+    size: Option<SizeDist>,
+    /// flow lifetimes (bulk flows stopped after them).
+    duration: Option<DurationDist>,
+    /// Arrivals still to schedule.
+    left: u32,
     fwd: RouteId,
     rev: RouteId,
     start: SimTime,
@@ -324,6 +345,9 @@ struct ArrivalFactory {
 
 impl FlowFactory for ArrivalFactory {
     fn next_arrival(&mut self, now: SimTime, rng: &mut SimRng) -> Option<SimTime> {
+        if self.left == 0 {
+            return None;
+        }
         let base = if self.started { now } else { self.start };
         self.started = true;
         let u: f64 = rng.random();
@@ -331,13 +355,21 @@ impl FlowFactory for ArrivalFactory {
         let t = base + SimDuration::from_secs_f64(gap);
         match self.stop {
             Some(s) if t >= s => None,
-            _ => Some(t),
+            _ => {
+                self.left -= 1;
+                Some(t)
+            }
         }
     }
 
+    /// Draws, in order: the size (finite flows), the lifetime (timed flows),
+    /// then the packet size and the extra delay (each only for a range).
     fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec {
-        let size = self.size.sample(rng);
-        let (sender, receiver) = make_endpoints(&self.cfg, Some(size));
+        let size = self.size.as_ref().map(|d| d.sample(rng));
+        let stop = self.duration.as_ref().map(|d| now + d.sample(rng));
+        let mss = self.cfg.packet_size.draw(rng).get() as u32;
+        let host_delay = self.cfg.extra_delay.draw(rng);
+        let (sender, receiver) = make_endpoints(&self.cfg, mss, size);
         FlowSpec {
             group: self.group,
             sender,
@@ -345,7 +377,8 @@ impl FlowFactory for ArrivalFactory {
             fwd: self.fwd,
             rev: self.rev,
             start: now,
-            stop: None,
+            stop,
+            host_delay,
         }
     }
 }
@@ -449,13 +482,21 @@ fn resolve_group(
     if g.count == 0 {
         return Err(err(format!("{at}.count"), "must be >= 1"));
     }
-    let ps = g.packet_size.get();
-    if ps == 0 || ps > MAX_PACKET_SIZE {
-        return Err(err(
-            format!("{at}.packet_size"),
-            format!("{ps} B is out of range; allowed: 1 B ..= {MAX_PACKET_SIZE} B"),
-        ));
+    let (lo, hi) = g.packet_size.bounds();
+    for ps in [lo.get(), hi.get()] {
+        if ps == 0 || ps > MAX_PACKET_SIZE {
+            return Err(err(
+                format!("{at}.packet_size"),
+                format!("{ps} B is out of range; allowed: 1 B ..= {MAX_PACKET_SIZE} B"),
+            ));
+        }
     }
+    g.packet_size
+        .check_order()
+        .map_err(|m| err(format!("{at}.packet_size"), m))?;
+    g.extra_delay
+        .check_order()
+        .map_err(|m| err(format!("{at}.extra_delay"), m))?;
     g.traffic
         .validate()
         .map_err(|e| err(format!("{at}.traffic.{}", e.key), e.message))?;
@@ -587,7 +628,7 @@ fn check_header_family(
     } else {
         let cc = g.cc.clone().unwrap_or_default();
         let ctl = cc
-            .build(g.packet_size.get() as u32)
+            .build(g.packet_size.bounds().0.get() as u32)
             .map_err(|e| err(format!("{at}.cc.{}", e.key), e.message))?;
         (ctl.header_family(), cc.name())
     };

@@ -5,6 +5,7 @@
 //! - [`error`]: errors that name the key path and the line and column.
 //! - [`preset`]: dumbbell and parking lot, expanded into the generic [`graph`].
 //! - [`graph`]: nodes, unidirectional links, shortest-path routing.
+//! - [`per_flow`]: per-flow values of a group, fixed or drawn from a range.
 //! - [`sweep`]: `[sweep]` tables expanded into a [`sweep::Campaign`] of points.
 //! - [`build`]: validation into a [`Resolved`] scenario, then one
 //!   `sim_core::Simulator` per replication.
@@ -16,6 +17,7 @@
 pub mod build;
 pub mod error;
 pub mod graph;
+pub mod per_flow;
 pub mod preset;
 pub mod scenario;
 pub mod sweep;

@@ -9,6 +9,8 @@ use protocols::link::LinkAlgoConfig;
 use protocols::traffic::TrafficConfig;
 use protocols::transport::TcpConfig;
 
+use crate::per_flow::PerFlow;
+
 /// A whole scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -369,9 +371,17 @@ pub struct FlowGroupConfig {
     /// Route choice when no explicit path is given. Default: hops.
     #[serde(default)]
     pub routing: Routing,
-    /// Data packet size on the wire. Default 1500 B (Ethernet MTU).
+    /// Data packet size on the wire: one size (`"1000B"`) or a range each
+    /// flow draws its own from, uniformly (`["800B", "1300B"]`, seed 002
+    /// E6.1). Default 1500 B (Ethernet MTU).
     #[serde(default = "default_packet_size")]
-    pub packet_size: Bytes,
+    pub packet_size: PerFlow<Bytes>,
+    /// One-way delay each of a flow's hosts adds before its first link, for
+    /// data and ACKs alike (the flow's RTT grows by twice it): one value or a
+    /// range each flow draws from (`["0ms", "500ms"]`), for per-flow RTTs on
+    /// shared links. Default 0.
+    #[serde(default, skip_serializing_if = "PerFlow::is_default")]
+    pub extra_delay: PerFlow<SimDuration>,
     /// Congestion controller (TCP-family transports). Default: new_reno.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cc: Option<CcConfig>,
@@ -395,8 +405,8 @@ pub struct FlowGroupConfig {
     pub stop: Option<SimDuration>,
 }
 
-fn default_packet_size() -> Bytes {
-    Bytes::new(1500)
+fn default_packet_size() -> PerFlow<Bytes> {
+    PerFlow::Fixed(Bytes::new(1500))
 }
 
 /// How a reference value is compared.

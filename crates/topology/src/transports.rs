@@ -8,11 +8,19 @@ use protocols::transport::{TcpSink, WindowSender};
 use crate::scenario::FlowGroupConfig;
 
 /// Check the group's congestion controller and transport settings
-/// (keys relative to the group).
+/// (keys relative to the group), at both ends of its packet-size range.
 pub fn validate_tcp(g: &FlowGroupConfig) -> Result<(), ParamError> {
+    let (lo, hi) = g.packet_size.bounds();
+    validate_tcp_mss(g, lo.get() as u32)?;
+    if hi != lo {
+        validate_tcp_mss(g, hi.get() as u32)?;
+    }
+    Ok(())
+}
+
+fn validate_tcp_mss(g: &FlowGroupConfig, mss: u32) -> Result<(), ParamError> {
     let tcp = g.tcp.clone().unwrap_or_default();
     tcp.validate().map_err(|e| e.prefixed("tcp"))?;
-    let mss = g.packet_size.get() as u32;
     let cc = g.cc.clone().unwrap_or_default();
     let ctl = cc.build(mss).map_err(|e| e.prefixed("cc"))?;
     let feedback = ctl.ecn_feedback();
@@ -31,15 +39,16 @@ pub fn validate_tcp(g: &FlowGroupConfig) -> Result<(), ParamError> {
     Ok(())
 }
 
-/// The TCP sender and receiver for one flow of `g` (`size`: None = infinite
+/// The TCP sender and receiver for one flow of `g` with `mss`-byte segments
+/// (the flow's packet size, within the group's range; `size`: None = infinite
 /// backlog). The group was validated by [`validate_tcp`] at parse time.
 pub fn tcp_endpoints(
     g: &FlowGroupConfig,
+    mss: u32,
     size: Option<u64>,
 ) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
     const VALIDATED: &str = "flow group parameters were validated when the scenario was parsed";
     let tcp = g.tcp.clone().unwrap_or_default();
-    let mss = g.packet_size.get() as u32;
     let ctl =
         g.cc.clone()
             .unwrap_or_default()

@@ -2,7 +2,7 @@
 //! non-adaptive packet sources (CBR, Poisson) that ignore congestion.
 
 use serde::{Deserialize, Serialize};
-use sim_core::{check_range, Bytes, ParamError, Rate, SimRng};
+use sim_core::{check_range, Bytes, ParamError, Rate, SimDuration, SimRng};
 
 pub mod udp;
 
@@ -77,6 +77,110 @@ impl SizeDist {
     }
 }
 
+/// A flow-lifetime distribution (for flow arrival processes whose flows send
+/// for a drawn time rather than a drawn number of bytes).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DurationDist {
+    /// Every flow lives this long.
+    Fixed {
+        /// Lifetime.
+        duration: SimDuration,
+    },
+    /// Exponentially distributed lifetimes with this mean.
+    Exponential {
+        /// Mean lifetime.
+        mean: SimDuration,
+    },
+    /// Log-normal lifetimes with this mean: `ln X ~ N(mu, sigma^2)` with
+    /// `mu = ln(mean) - sigma^2 / 2` (so `E[X] = mean`; median
+    /// `mean e^(-sigma^2/2)`). Seed 002 E6.1 gives only the mean (10 s, after
+    /// Paxson's connection-duration models); `sigma` is the spread of `ln X`.
+    Lognormal {
+        /// Mean lifetime.
+        mean: SimDuration,
+        /// Standard deviation of `ln X` (> 0; at most 5).
+        sigma: f64,
+    },
+    /// Uniform lifetimes in `[min, max]`.
+    Uniform {
+        /// Shortest lifetime.
+        min: SimDuration,
+        /// Longest lifetime (>= min).
+        max: SimDuration,
+    },
+}
+
+impl DurationDist {
+    /// Check parameters.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            DurationDist::Fixed { duration } if *duration == SimDuration::ZERO => {
+                Err(ParamError::new("duration", "must be > 0"))
+            }
+            DurationDist::Exponential { mean } | DurationDist::Lognormal { mean, .. }
+                if *mean == SimDuration::ZERO =>
+            {
+                Err(ParamError::new("mean", "must be > 0"))
+            }
+            DurationDist::Lognormal { sigma, .. } => {
+                check_range("sigma", *sigma, f64::MIN_POSITIVE, 5.0)
+            }
+            DurationDist::Uniform { min, max } if min > max => Err(ParamError::new(
+                "max",
+                format!("{max} is below min ({min}); allowed: min <= max"),
+            )),
+            DurationDist::Uniform { max, .. } if *max == SimDuration::ZERO => {
+                Err(ParamError::new("max", "must be > 0"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The distribution's mean.
+    pub fn mean(&self) -> SimDuration {
+        match self {
+            DurationDist::Fixed { duration } => *duration,
+            DurationDist::Exponential { mean } | DurationDist::Lognormal { mean, .. } => *mean,
+            DurationDist::Uniform { min, max } => {
+                SimDuration::from_ps(min.as_ps() / 2 + max.as_ps() / 2)
+            }
+        }
+    }
+
+    /// Draw one lifetime (picosecond resolution, at least 1 ps).
+    pub fn sample(&self, rng: &mut SimRng) -> SimDuration {
+        use rand::Rng;
+        let secs = match self {
+            DurationDist::Fixed { duration } => return *duration,
+            DurationDist::Exponential { mean } => {
+                let u: f64 = rng.random();
+                -(1.0 - u).ln() * mean.as_secs_f64()
+            }
+            DurationDist::Lognormal { mean, sigma } => {
+                let mu = mean.as_secs_f64().ln() - sigma * sigma / 2.0;
+                (mu + sigma * standard_normal(rng)).exp()
+            }
+            DurationDist::Uniform { min, max } => {
+                let span = max.as_ps() - min.as_ps();
+                return SimDuration::from_ps(min.as_ps() + rng.random_range(0..=span))
+                    .max(SimDuration::from_ps(1));
+            }
+        };
+        SimDuration::from_secs_f64(secs).max(SimDuration::from_ps(1))
+    }
+}
+
+/// One standard normal draw (Box-Muller, the cosine branch; two uniforms per
+/// draw, so the stream's position does not depend on earlier draws' values).
+pub fn standard_normal(rng: &mut SimRng) -> f64 {
+    use rand::Rng;
+    let u1: f64 = rng.random();
+    let u2: f64 = rng.random();
+    // 1 - u1 is in (0, 1]: the logarithm is finite.
+    (-2.0 * (1.0 - u1).ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+}
+
 /// What a flow group sends, as written in a scenario (`traffic = { kind = ... }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
@@ -88,13 +192,23 @@ pub enum TrafficConfig {
         /// Flow size.
         size: Bytes,
     },
-    /// Flows arrive as a Poisson process (`rate` flows per second) with sizes drawn
-    /// from `size`; `count` in the group is ignored (the process creates flows).
+    /// Flows arrive as a Poisson process (`rate` flows per second), from the
+    /// group's `start` until its `stop` or `count` arrivals; each either sends
+    /// a drawn number of bytes (`size`) and completes, or sends without end
+    /// (bulk, paced by its controller) for a drawn lifetime (`duration`) and
+    /// stops: exactly one of the two. The group's own `count` is ignored.
     PoissonArrivals {
-        /// Mean arrival rate, flows per second.
+        /// Mean arrival rate, flows per second (mean inter-arrival 1 / rate).
         rate: f64,
         /// Flow-size distribution.
-        size: SizeDist,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        size: Option<SizeDist>,
+        /// Flow-lifetime distribution.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration: Option<DurationDist>,
+        /// At most this many arrivals (default: no limit).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        count: Option<u32>,
     },
     /// Constant-bit-rate packets that ignore congestion (UDP-like).
     Cbr {
@@ -147,9 +261,33 @@ impl TrafficConfig {
                     Ok(())
                 }
             }
-            TrafficConfig::PoissonArrivals { rate, size } => {
+            TrafficConfig::PoissonArrivals {
+                rate,
+                size,
+                duration,
+                count,
+            } => {
                 check_range("rate", *rate, f64::MIN_POSITIVE, 1e9)?;
-                size.validate().map_err(|e| e.prefixed("size"))
+                if *count == Some(0) {
+                    return Err(ParamError::new(
+                        "count",
+                        "must be >= 1 (or left out: no limit)",
+                    ));
+                }
+                match (size, duration) {
+                    (Some(s), None) => s.validate().map_err(|e| e.prefixed("size")),
+                    (None, Some(d)) => d.validate().map_err(|e| e.prefixed("duration")),
+                    (Some(_), Some(_)) => Err(ParamError::new(
+                        "duration",
+                        "give `size` (flows of a drawn size) or `duration` (flows that send \
+                         for a drawn time), not both",
+                    )),
+                    (None, None) => Err(ParamError::new(
+                        "size",
+                        "missing: give `size = { dist = ... }` (flows of a drawn size) or \
+                         `duration = { dist = ... }` (flows that send for a drawn time)",
+                    )),
+                }
             }
             TrafficConfig::Cbr { rate } | TrafficConfig::PoissonPackets { rate } => {
                 if rate.bps() == 0 {
@@ -203,10 +341,12 @@ mod tests {
         assert_eq!(e.key, "size");
         let e = TrafficConfig::PoissonArrivals {
             rate: 1.0,
-            size: SizeDist::Pareto {
+            size: Some(SizeDist::Pareto {
                 mean: Bytes::new(1000),
                 shape: 1.0,
-            },
+            }),
+            duration: None,
+            count: None,
         }
         .validate()
         .unwrap_err();
@@ -217,5 +357,117 @@ mod tests {
         .validate()
         .unwrap_err();
         assert_eq!(e.key, "rate");
+    }
+
+    fn arrivals(
+        size: Option<SizeDist>,
+        duration: Option<DurationDist>,
+        count: Option<u32>,
+    ) -> TrafficConfig {
+        TrafficConfig::PoissonArrivals {
+            rate: 5.0,
+            size,
+            duration,
+            count,
+        }
+    }
+
+    #[test]
+    fn arrivals_need_exactly_one_of_size_and_duration_and_a_positive_count() {
+        let size = Some(SizeDist::Fixed {
+            size: Bytes::new(1000),
+        });
+        let life = Some(DurationDist::Fixed {
+            duration: SimDuration::from_secs(1),
+        });
+        assert!(arrivals(size.clone(), None, Some(500)).validate().is_ok());
+        assert!(arrivals(None, life.clone(), None).validate().is_ok());
+        assert_eq!(
+            arrivals(None, None, None).validate().unwrap_err().key,
+            "size"
+        );
+        let e = arrivals(size, life.clone(), None).validate().unwrap_err();
+        assert_eq!(e.key, "duration");
+        assert!(e.message.contains("not both"), "{e}");
+        assert_eq!(
+            arrivals(None, life, Some(0)).validate().unwrap_err().key,
+            "count"
+        );
+        let bad = Some(DurationDist::Lognormal {
+            mean: SimDuration::from_secs(10),
+            sigma: 0.0,
+        });
+        assert_eq!(
+            arrivals(None, bad, None).validate().unwrap_err().key,
+            "duration.sigma"
+        );
+        let bad = Some(DurationDist::Uniform {
+            min: SimDuration::from_secs(2),
+            max: SimDuration::from_secs(1),
+        });
+        assert_eq!(
+            arrivals(None, bad, None).validate().unwrap_err().key,
+            "duration.max"
+        );
+        let bad = Some(DurationDist::Exponential {
+            mean: SimDuration::ZERO,
+        });
+        assert_eq!(
+            arrivals(None, bad, None).validate().unwrap_err().key,
+            "duration.mean"
+        );
+    }
+
+    #[test]
+    fn lognormal_lifetimes_have_the_requested_mean_and_median() {
+        // mean 10 s, sigma 1: mu = ln 10 - 1/2, median e^mu = 6.065 s;
+        // Var = mean^2 (e^(sigma^2) - 1) = 171.8 s^2, SE over 2e5 draws = 0.0293 s.
+        let d = DurationDist::Lognormal {
+            mean: SimDuration::from_secs(10),
+            sigma: 1.0,
+        };
+        assert_eq!(d.mean(), SimDuration::from_secs(10));
+        let mut rng = stream(7, 0, StreamKind::Group, 2);
+        let n = 200_000;
+        let mut xs: Vec<f64> = (0..n).map(|_| d.sample(&mut rng).as_secs_f64()).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        assert!((mean - 10.0).abs() < 5.0 * 0.0293, "{mean}");
+        xs.sort_by(f64::total_cmp);
+        let median = xs[n / 2];
+        let want = (10f64.ln() - 0.5).exp();
+        // The sample median's SE: sqrt(pi/2) * sigma * median / sqrt(n) = 0.017 s.
+        assert!((median - want).abs() < 5.0 * 0.017, "{median} vs {want}");
+        // ln X has standard deviation sigma.
+        let logs: Vec<f64> = xs.iter().map(|x| x.ln()).collect();
+        let m = logs.iter().sum::<f64>() / n as f64;
+        let sd = (logs.iter().map(|l| (l - m) * (l - m)).sum::<f64>() / (n as f64 - 1.0)).sqrt();
+        assert!((sd - 1.0).abs() < 0.01, "{sd}");
+    }
+
+    #[test]
+    fn exponential_and_uniform_lifetimes_respect_their_parameters() {
+        let mut rng = stream(7, 0, StreamKind::Group, 3);
+        let e = DurationDist::Exponential {
+            mean: SimDuration::from_millis(200),
+        };
+        let n = 200_000;
+        let mean = (0..n)
+            .map(|_| e.sample(&mut rng).as_secs_f64())
+            .sum::<f64>()
+            / n as f64;
+        // SE = 0.2 / sqrt(2e5) = 0.000447 s.
+        assert!((mean - 0.2).abs() < 5.0 * 0.000447, "{mean}");
+        let (lo, hi) = (SimDuration::from_secs(1), SimDuration::from_secs(15));
+        let u = DurationDist::Uniform { min: lo, max: hi };
+        assert_eq!(u.mean(), SimDuration::from_secs(8));
+        let xs: Vec<SimDuration> = (0..n).map(|_| u.sample(&mut rng)).collect();
+        assert!(xs.iter().all(|x| *x >= lo && *x <= hi));
+        let mean = xs.iter().map(|x| x.as_secs_f64()).sum::<f64>() / n as f64;
+        // SE = 14 / sqrt(12 * 2e5) = 0.00904 s.
+        assert!((mean - 8.0).abs() < 5.0 * 0.00904, "{mean}");
+        let f = DurationDist::Fixed {
+            duration: SimDuration::from_secs(3),
+        };
+        assert_eq!(f.sample(&mut rng), SimDuration::from_secs(3));
     }
 }

@@ -26,7 +26,13 @@ impl Simulator {
         let sel = self.cfg.series;
         let dt = iv.as_secs_f64();
         for (i, f) in self.flows.iter_mut().enumerate() {
-            if f.start > now || f.finished.is_some_and(|x| x < now) {
+            // A flow is sampled while it is active: from its start until it
+            // finishes or is stopped (a stopped bulk flow never finishes, and
+            // its controller's frozen rate is no rate it sends at).
+            if f.start > now
+                || f.finished.is_some_and(|x| x < now)
+                || f.stop.is_some_and(|x| x < now)
+            {
                 continue;
             }
             let subject = Subject::Flow(FlowId::from_index(i));
