@@ -18,7 +18,7 @@
 //!   `R_S` to its own hop number (`R_C` after its increment, so that the
 //!   `R_C == R_T` test matches once the source adopts it) if its `p` is
 //!   larger, or if both `p` are zero and its `g` is smaller (eq. 136).
-//! - [INFERRED, UNSPECIFIED] "p = 0" is `p <= p_tolerance`, negative losses included (default
+//! - [INFERRED, UNSPECIFIED] "p = 0" is `|p| <= p_tolerance` (default
 //!   0.05). With proposed rates a saturated link's `p+` sits just above 0
 //!   in every interval whose proposals it declines, by the over-proposal
 //!   of that interval (stale `u+`, per-interval packet quantisation); a
@@ -86,16 +86,10 @@ impl Default for JetMaxConfig {
     }
 }
 
-/// Whether two losses both count as zero (the tie-break condition): neither
-/// link is overloaded past the tolerance. A loss below zero (a link not yet
-/// full) counts as zero too: among links that are not overloaded the binding
-/// one is the one with the smallest share, not the busiest (eq. 135 and 136
-/// do not cover a path whose links are all underutilised; taking the larger
-/// negative loss sent E6.2's long flow to R1's share of up to 121 Mb/s while
-/// R2 had 2, and R2 dropped 7,285 packets in 60 s).
+/// Whether two losses both count as zero (the tie-break condition).
 #[inline]
 pub fn both_zero(a: f64, b: f64, tol: f64) -> bool {
-    a <= tol && b <= tol
+    a.abs() <= tol && b.abs() <= tol
 }
 
 /// The JetMax router of one output queue.
@@ -192,13 +186,7 @@ impl LinkAlgorithm for JetMax {
         };
         h.rc = h.rc.wrapping_add(1);
         let Some((p, g, _)) = self.out else { return };
-        // An unstamped header (p = -inf) takes any router's values; the
-        // share decides only between two routers that both have one (a
-        // router without responsive flows, g = +inf, knows no share: the
-        // losses decide, which puts a starting flow on the busier link).
-        let take = if h.p == f64::NEG_INFINITY {
-            true
-        } else if both_zero(p, h.p, self.tol) && g.is_finite() && h.g.is_finite() {
+        let take = if both_zero(p, h.p, self.tol) {
             g < h.g
         } else {
             p > h.p
