@@ -22,9 +22,11 @@ use crate::rng::{stream, LazyRng, SimRng, StreamKind};
 use crate::trace::{TraceKind, Tracer};
 use crate::units::{Rate, SimDuration, SimTime};
 
+mod host_delay;
 mod measure;
 mod pipe;
 
+use host_delay::DelayLine;
 use pipe::Pipe;
 
 /// Run-wide settings.
@@ -197,15 +199,6 @@ struct EndpointSlot {
     /// The host delay line ([`FlowSpec::host_delay`]); `None` without one, so
     /// the flows that have none pay one branch per packet.
     line: Option<Box<DelayLine>>,
-}
-
-/// Packets an endpoint sent that wait out its host delay before their first
-/// link: a FIFO (one constant delay), of which only the head has an event
-/// (`EndpointRelease`), as a link's propagation pipe.
-struct DelayLine {
-    delay: SimDuration,
-    /// `(due time, packet)`, due times non-decreasing.
-    queue: VecDeque<(SimTime, Packet)>,
 }
 
 struct GroupState {
@@ -586,30 +579,6 @@ impl Simulator {
             self.link_enqueue(now, first, pkt);
         }
         self.outbox = out;
-    }
-
-    /// Endpoint `e`'s delay line is due: every packet due now enters the first
-    /// link of its route, in the order it was sent; the next head gets the event.
-    fn on_release(&mut self, now: SimTime, e: EndpointId) {
-        loop {
-            let slot = &mut self.endpoints[e.index()];
-            let line = slot
-                .line
-                .as_mut()
-                .expect("release event for an endpoint without a delay line");
-            match line.queue.front() {
-                Some(&(due, _)) if due <= now => {}
-                Some(&(due, _)) => {
-                    self.queue.schedule(due, Event::EndpointRelease(e));
-                    return;
-                }
-                None => return,
-            }
-            let (_, pkt) = line.queue.pop_front().expect("non-empty delay line");
-            let first = self.routes[slot.route.index()][0];
-            self.injected.add(pkt.size);
-            self.link_enqueue(now, first, pkt);
-        }
     }
 
     /// A packet arrives at link `l`'s queue.
