@@ -239,12 +239,8 @@ impl EmkcCc {
                 } else {
                     prev.map(|s| (s.usr, h.seq.wrapping_sub(s.seq)))
                 };
-                match from {
-                    Some((u0, n)) if delta > 0.0 && n > 0 && h.usr >= u0 => {
-                        (h.usr - u0) * 8.0 / (delta * f64::from(n))
-                    }
-                    _ => self.rate,
-                }
+                from.and_then(|(u0, n)| super::interval_rate(h.usr, u0, n, delta))
+                    .unwrap_or(self.rate)
             }
         };
         self.rate = self.law(reference, h.p);

@@ -157,13 +157,10 @@ impl KellyCc {
             return;
         }
         let delta = f64::from(h.delta);
-        let r = match self.last {
-            Some((seq, u0)) if h.seq.wrapping_sub(seq) < u32::MAX / 2 && delta > 0.0 => {
-                let n = f64::from(h.seq.wrapping_sub(seq));
-                (h.usr - u0).max(0.0) * 8.0 / (delta * n)
-            }
-            _ => self.rate,
-        };
+        let r = self
+            .last
+            .and_then(|(seq, u0)| super::interval_rate(h.usr, u0, h.seq.wrapping_sub(seq), delta))
+            .unwrap_or(self.rate);
         self.last = Some((h.seq, h.usr));
         self.feedback = Some((h.p, r));
     }

@@ -67,6 +67,16 @@ pub(crate) fn default_min_rate() -> Rate {
     Rate::from_bps(10_000)
 }
 
+/// The flow's own rate over a router's priced interval(s), eq. 124: the
+/// bytes between two carried byte positions (`from`, then `usr`) over
+/// `intervals` router intervals of `delta` seconds, bits/s; `None` when the
+/// span is empty, reversed or not measurable. Shared by the MKC/EMKC proper
+/// reference and the Kelly source's measured one.
+pub(crate) fn interval_rate(usr: f64, from: f64, intervals: u32, delta: f64) -> Option<f64> {
+    (delta > 0.0 && intervals > 0 && intervals < u32::MAX / 2 && usr >= from)
+        .then(|| (usr - from) * 8.0 / (delta * f64::from(intervals)))
+}
+
 /// Check a rate source's floor (> 0) and initial rate (>= the floor).
 pub(crate) fn check_rate_floor(init_rate: Rate, min_rate: Rate) -> Result<(), ParamError> {
     if min_rate.bps() == 0 {
