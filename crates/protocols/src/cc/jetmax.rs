@@ -14,9 +14,18 @@
 //!   default 0.05 as the router's)
 //!   only once the source is stationary, i.e. its last step moved the rate by
 //!   at most `stationary_eps` ([INFERRED] 1 %: the spec's eps is UNSPECIFIED);
-//!   until then [INFERRED] the suggested router's share, the smallest on the
-//!   path, drives the rate without a switch (ignoring it instead froze a
-//!   source that only ever heard tie-break suggestions).
+//!   until then [INFERRED] the suggested router's share drives the rate
+//!   without a switch, downwards only (ignoring it instead froze a source
+//!   that only ever heard tie-break suggestions; following it upwards sent
+//!   two long flows after a 30-Mb/s hop's 22-Mb/s share, a share for the
+//!   flows responsive there, into two 10-Mb/s hops: a 1000-packet queue and
+//!   a limit cycle, tests/zhang_props.rs); a suggestion above the rate
+//!   leaves it, and the source then counts as stationary, so that a
+//!   suggestion that persists is switched to. A suggestion without a share
+//!   (`g = +inf`, nobody responsive at that router) is switched to at once:
+//!   it cannot drive the rate, and while it holds the stamp the current
+//!   router's share never arrives (two long flows frozen 3.6 % below their
+//!   share for the run).
 //! - [PAPER, §6.3] `switch = "ignore_first"` (default): after a switch the
 //!   source ignores the first non-duplicate ACK of the new assignment. [INFERRED]
 //!   ACKs of packets sent before the switch (echoed `R_T` other than the
@@ -27,7 +36,11 @@
 //!   first and applied only when the router approves (echoed `p+ < 0`,
 //!   [`crate::link::jetmax`]); the approved `x+(n - D)` (echoed, `s+ / delta`)
 //!   becomes the actual rate and the base of the next proposal; a decrease is
-//!   applied at once. [INFERRED, UNSPECIFIED] after a decline the rate stays
+//!   applied at once. [INFERRED] An approval that arrives after a later
+//!   decrease (the rate is below the one the packet carried) adopts at most
+//!   the current proposal: "flows that are not increasing propose their
+//!   current rate and ignore verdicts"; adopting the old proposal undid the
+//!   decrease (a cross flow held 10 % below its share for 50 s). [INFERRED, UNSPECIFIED] after a decline the rate stays
 //!   and the next proposal is computed from the actual `x(n - D)`, which the
 //!   source recovers from the echoed gap as `s / delta` with `s` its segment
 //!   size (every packet of a bulk flow has it; a finite flow's shorter last
@@ -35,7 +48,8 @@
 //! - [INFERRED] duplicate detection: an ACK is fresh if the stamping router's
 //!   interval counter differs from the last one seen from that router (the
 //!   header's `seq`); an ACK without a stamp, or with `g = +inf` (no
-//!   responsive flow at the router), moves nothing but may switch.
+//!   responsive flow at the router), moves nothing but may switch; a stamp
+//!   of an empty interval (`p = -inf`) is an approval like any negative `p`.
 //! - [INFERRED] initial rate 100 kb/s (`init_rate`, as EMKC's) and a floor
 //!   `min_rate` (10 kb/s); tau = 0.6 (the paper's value everywhere); losses
 //!   do not change the rate.
@@ -213,8 +227,16 @@ impl JetMaxCc {
         if self.proposals {
             let approved = h.p < 0.0;
             let base = if approved {
-                self.rate = proposed.max(self.min_rate);
-                proposed
+                // A decrease applied since this packet left (the rate is
+                // below the one it carried) stands: never adopt above
+                // what the source proposes now.
+                let adopt = if self.rate < actual * (1.0 - 1e-6) {
+                    proposed.min(self.proposed)
+                } else {
+                    proposed
+                };
+                self.rate = adopt.max(self.min_rate);
+                adopt
             } else {
                 actual
             };
@@ -234,7 +256,7 @@ impl JetMaxCc {
 impl Controller for JetMaxCc {
     fn on_ack(&mut self, ack: &AckInfo) {
         let CcHeader::JetMax(h) = ack.cc else { return };
-        if h.rs == 0 || !h.p.is_finite() || !self.fresh(&h) {
+        if h.rs == 0 || h.p.is_nan() || !self.fresh(&h) {
             return;
         }
         let ignore_first = self.switch == JetMaxSwitch::IgnoreFirst;
@@ -243,7 +265,10 @@ impl Controller for JetMaxCc {
             return;
         }
         if h.rs != self.rt {
-            let tie_break = both_zero(h.p, 0.0, self.tol);
+            // A suggestion without a share (+inf: nobody responsive there)
+            // cannot drive the rate, and while it holds the stamp no share
+            // of the current router arrives either: switch at once.
+            let tie_break = both_zero(h.p, 0.0, self.tol) && h.g.is_finite();
             if self.rt == 0 || !tie_break || self.stationary {
                 self.rt = h.rs;
                 self.stationary = false;
@@ -251,9 +276,14 @@ impl Controller for JetMaxCc {
                     self.skip_next = true;
                     return;
                 }
+            } else if h.g > self.rate {
+                // A tie-break suggestion before stationarity: no switch,
+                // but its share still drives the rate, downwards only; one
+                // above the rate leaves it where it is, which counts as
+                // stationary.
+                self.stationary = true;
+                return;
             }
-            // A tie-break suggestion before stationarity: no switch, but its
-            // share (the smaller one on the path) still drives the rate.
         }
         if self.skip_next {
             self.skip_next = false;
@@ -392,6 +422,36 @@ mod tests {
         // A lower share: decrease at once.
         c.on_ack(&hdr(-0.1, 1e6, 1, 1, 3, 5e6, 5e6));
         assert!(c.rate < 3e6 && (c.rate - c.proposed()).abs() < 1e-9);
+        // A late approval of a proposal sent before that decrease (rate 5,
+        // proposed 8 Mb/s) does not undo it: adopted at most the current
+        // proposal.
+        let low = c.rate;
+        c.on_ack(&hdr(-0.1, 1e6, 1, 1, 4, 5e6, 8e6));
+        assert!(c.rate <= low + 1e-6, "{} > {low}", c.rate);
+    }
+
+    #[test]
+    fn a_suggestion_above_the_rate_or_without_a_share_does_not_wait() {
+        let mut c = naive();
+        c.on_ack(&hdr(-0.5, 2e6, 0, 1, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 1);
+        let r = c.rate;
+        assert!(!c.stationary);
+        // A tie-break suggestion (|p| <= 0.05) whose share is above the
+        // rate, before stationarity: no switch, no step, and the source
+        // now counts as stationary ...
+        c.on_ack(&hdr(0.01, 20e6, 1, 2, 1, r, r));
+        assert_eq!((c.bottleneck(), c.rate), (1, r));
+        assert!(c.stationary);
+        // ... so the next one switches.
+        c.on_ack(&hdr(0.01, 20e6, 1, 2, 2, r, r));
+        assert_eq!(c.bottleneck(), 2);
+        // A suggestion without a share (+inf) switches at once.
+        let mut c = naive();
+        c.on_ack(&hdr(-0.5, 2e6, 0, 1, 1, 1e5, 1e5));
+        assert!(!c.stationary);
+        c.on_ack(&hdr(0.02, f64::INFINITY, 1, 2, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 2);
     }
 
     #[test]

@@ -28,13 +28,50 @@
 //!   (10-50 Mb/s, 1-3 flows per hop, RTTs 10-200 ms, tests/zhang_props.rs):
 //!   with 0.01, 4 of 19 runs with proposals ended 3-9 % below the max-min
 //!   share after such flaps; with 0.02 and 0.05, none. Without proposals
-//!   the choice made no difference. An interval without responsive packets (`N = 0`) has no fair
-//!   share: `g = +inf` (it never wins the tie-break and a source ignores
-//!   it); an interval without packets has `p = -inf` (never stamps); no
-//!   interval has ended yet: no stamp. `N` is not clamped: a flow counted
-//!   responsive for part of an interval makes `N < 1` and `g` larger than
-//!   the link, the mid-interval-switch error the ignore-first-ACK rule of
-//!   §6.3 exists for (Fig. 33(b)).
+//!   the choice made no difference.
+//! - [INFERRED] two losses within `p_tolerance` of each other are told
+//!   apart by the share too (smaller `g` wins; on a full tie the upstream
+//!   stamp stays), not only at zero: two underutilised links that carry
+//!   the same flows have losses that differ by per-interval packet noise,
+//!   and "the larger p" then named one or the other from interval to
+//!   interval. Each switch costs the source an RTT of ignored ACKs (§6.3),
+//!   and one flow alone over two equal 20 Mb/s hops never took a step:
+//!   stuck at 10.5 Mb/s for 80 s (tests/zhang_props.rs parking lot). With
+//!   the band the router where the flow is responsive (finite `g`) keeps
+//!   the stamp over the one where it is not (`g = +inf`, below).
+//! - [INFERRED, UNSPECIFIED] `N = 0`: an interval without responsive
+//!   packets gives an unresponsive packet no share (`g = +inf`: it never
+//!   wins the tie-break and a source ignores it), but a *responsive*
+//!   packet's flow is one flow here, so it gets `g = gamma C - u` (as
+//!   `N = 1`). Without this a flow whose packets are sparser than the
+//!   interval (at the 10-kb/s rate floor, one packet per 0.8 s) only ever
+//!   met the empty intervals between its own packets and never moved
+//!   again: a cross flow on a 10 Mb/s hop, driven to the floor by a
+//!   negative share (`u > gamma C`) at a join, stayed at 10 kb/s for the
+//!   run instead of 5 Mb/s. An interval without packets has `p = -inf`;
+//!   it stamps only a header no router has stamped yet (`R_S = 0`), so
+//!   that such a flow alone on its path hears `g = gamma C`. No interval
+//!   has ended yet: no stamp.
+//! - [INFERRED] a packet stands for one interval of its flow at most: its
+//!   `delta` and `s+` are scaled by `min(1, Delta / delta)`. Eq. 148 sums
+//!   gaps that tile the interval; a packet with `delta = 0.8 s` in a
+//!   100-ms interval would count its flow as `N = 8` (and 8 times its rate
+//!   in `y+`) in the interval it lands in and 0 in the seven others.
+//! - [PAPER] `N` is not otherwise clamped: a flow counted responsive for
+//!   part of an interval makes `N < 1` and `g` larger than the link, the
+//!   mid-interval-switch error the ignore-first-ACK rule of §6.3 exists for
+//!   (Fig. 33(b)); forward loss before the router thins `N` to `alpha N`,
+//!   which is how JetMax keeps the link full under loss (eq. 151-152,
+//!   E6.3: one flow under 20 % loss at `gamma C / 0.8`). The same error
+//!   meets every restart from the rate floor (the first interval at the
+//!   new rate is partly covered); with `tau > 1` the law amplifies it, and
+//!   the paper's router can cycle floor -> 55 -> 87 Mb/s -> floor on an
+//!   11 Mb/s link (one flow, RTT 80 ms, tau 1.69). `count_self = true`
+//!   uses `max(N, 1)` for responsive packets: it ends those cycles (random
+//!   single links, tau in [1, 1.7]: 120 of 120 cases converge; 1 of 60
+//!   without) and JetMax's start-up overshoot (E6.5), but also the
+//!   loss-thinned `N` of a flow alone (E6.3 alone: 10.0 instead of 12.5
+//!   Mb/s), so it is off by default.
 //! - [INFERRED] the header carries the stamping router's interval counter
 //!   (2 bytes, `seq`) for the sources' duplicate detection (the
 //!   dissertation's 28-byte header has none: spec §2.7 UNSPECIFIED); only
@@ -71,9 +108,14 @@ pub struct JetMaxConfig {
     #[serde(default = "default_gamma")]
     pub gamma: f64,
     /// `|p|` at or below which a loss counts as zero for the fair-share
-    /// tie-break (default 0.05).
+    /// tie-break, and the loss difference within which two routers are
+    /// told apart by their shares (default 0.05).
     #[serde(default = "default_p_tolerance")]
     pub p_tolerance: f64,
+    /// A responsive packet's share uses `max(N, 1)`: its own flow is one
+    /// (default false, the paper's `N`; see the module docs).
+    #[serde(default)]
+    pub count_self: bool,
 }
 
 impl Default for JetMaxConfig {
@@ -82,14 +124,56 @@ impl Default for JetMaxConfig {
             interval: default_interval(),
             gamma: default_gamma(),
             p_tolerance: default_p_tolerance(),
+            count_self: false,
         }
     }
 }
 
-/// Whether two losses both count as zero (the tie-break condition).
+/// Whether two losses both count as zero (the paper's tie-break condition).
 #[inline]
 pub fn both_zero(a: f64, b: f64, tol: f64) -> bool {
     a.abs() <= tol && b.abs() <= tol
+}
+
+/// One side of the stamping comparison: a loss, a share (bits/s) and
+/// whether the router is the flow's current bottleneck (`R_T`).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Stamp {
+    /// Loss `p+`.
+    pub p: f64,
+    /// Fair share `g+`, bits/s.
+    pub g: f64,
+    /// The router is the flow's `R_T`.
+    pub current: bool,
+}
+
+/// The load `y / (gamma C)` of a loss `p = 1 - gamma C / y` (0 for an
+/// empty interval's `-inf`).
+#[inline]
+fn load(p: f64) -> f64 {
+    1.0 / (1.0 - p)
+}
+
+/// Whether a router's stamp replaces the header's: the larger loss; when
+/// both losses are zero (within `tol`, eq. 136) the smaller share; when
+/// the loads `1 / (1 - p)` are within `tol` of each other but the losses
+/// not both zero (links that are not yet saturated, told apart only by
+/// per-interval noise: at start-up one packet more or less moves `p` from
+/// -124 to -92) the flow's current bottleneck, else the smaller share; on
+/// a full tie the upstream stamp stays.
+#[inline]
+pub fn stamp_wins(mine: Stamp, header: Stamp, tol: f64) -> bool {
+    if both_zero(mine.p, header.p, tol) {
+        mine.g < header.g
+    } else if (load(mine.p) - load(header.p)).abs() <= tol {
+        match (mine.current, header.current) {
+            (true, _) => true,
+            (false, true) => false,
+            (false, false) => mine.g < header.g,
+        }
+    } else {
+        mine.p > header.p
+    }
 }
 
 /// The JetMax router of one output queue.
@@ -99,11 +183,14 @@ pub struct JetMax {
     target: f64,
     interval: f64,
     tol: f64,
+    /// `count_self`.
+    clamp: bool,
     /// This interval's responsive and unresponsive proposed bytes, and gaps.
     w_plus: f64,
     u_plus: f64,
     gaps: f64,
-    /// Last interval's outputs: `(p+, g+ in bits/s, N)`; `None` before the first.
+    /// Last interval's outputs: `(p+, gamma C - u+ in bits/s, N)`; `None`
+    /// before the first.
     out: Option<(f64, f64, f64)>,
     seq: u16,
     clock: IntervalClock,
@@ -126,6 +213,7 @@ impl JetMax {
             target: cfg.gamma * c,
             interval: cfg.interval.as_secs_f64(),
             tol: cfg.p_tolerance,
+            clamp: cfg.count_self,
             w_plus: 0.0,
             u_plus: 0.0,
             gaps: 0.0,
@@ -137,7 +225,10 @@ impl JetMax {
 
     /// Last interval's `(p+, g+ in bits/s, N)`.
     pub fn outputs(&self) -> Option<(f64, f64, f64)> {
-        self.out
+        self.out.map(|(p, spare, n)| {
+            let g = if n > 0.0 { spare / n } else { f64::INFINITY };
+            (p, g, n)
+        })
     }
 
     /// End an interval of `t` seconds.
@@ -153,12 +244,7 @@ impl JetMax {
         } else {
             f64::NEG_INFINITY
         };
-        let g = if n > 0.0 {
-            (self.target - u) / n * 8.0
-        } else {
-            f64::INFINITY
-        };
-        self.out = Some((p, g, n));
+        self.out = Some((p, (self.target - u) * 8.0, n));
         self.seq = self.seq.wrapping_add(1);
         self.w_plus = 0.0;
         self.u_plus = 0.0;
@@ -169,10 +255,17 @@ impl JetMax {
 impl LinkAlgorithm for JetMax {
     fn on_arrival(&mut self, pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         if let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &pkt.cc) {
-            let s_plus = f64::from(h.size_plus);
+            // A packet stands for one interval of its flow at most.
+            let gap = f64::from(h.gap);
+            let clip = if gap > self.interval {
+                self.interval / gap
+            } else {
+                1.0
+            };
+            let s_plus = f64::from(h.size_plus) * clip;
             if h.rc.wrapping_add(1) == h.rt {
                 self.w_plus += s_plus;
-                self.gaps += f64::from(h.gap);
+                self.gaps += gap * clip;
             } else {
                 self.u_plus += s_plus;
             }
@@ -185,12 +278,28 @@ impl LinkAlgorithm for JetMax {
             return;
         };
         h.rc = h.rc.wrapping_add(1);
-        let Some((p, g, _)) = self.out else { return };
-        let take = if both_zero(p, h.p, self.tol) {
-            g < h.g
-        } else {
-            p > h.p
+        let Some((p, spare, n)) = self.out else {
+            return;
         };
+        let g = if h.rc == h.rt && (self.clamp || n == 0.0) {
+            // This packet's flow is responsive here: at least one flow.
+            spare / n.max(1.0)
+        } else if n > 0.0 {
+            spare / n
+        } else {
+            f64::INFINITY
+        };
+        let mine = Stamp {
+            p,
+            g,
+            current: h.rc == h.rt,
+        };
+        let header = Stamp {
+            p: h.p,
+            g: h.g,
+            current: h.rs == h.rt,
+        };
+        let take = h.rs == 0 || stamp_wins(mine, header, self.tol);
         if take {
             h.p = p;
             h.g = g;
@@ -321,7 +430,7 @@ mod tests {
             panic!()
         };
         assert_eq!((h.rc, h.rs), (1, 0));
-        j.out = Some((0.005, 2e6, 3.0));
+        j.out = Some((0.005, 6e6, 3.0));
         j.seq = 9;
         // Larger loss than the header's -inf: stamped with this hop number.
         let mut pkt = data(1000, 1, 2, 0.001, 1000.0);
@@ -347,11 +456,105 @@ mod tests {
         if let CcHeader::JetMax(h) = &mut pkt.cc {
             h.p = 0.2;
             h.g = 9e6;
+            h.rs = 1;
         }
         j.on_departure(&mut pkt, &view(0.0));
         let CcHeader::JetMax(h) = pkt.cc else {
             panic!()
         };
-        assert_eq!((h.p, h.rs), (0.2, 0));
+        assert_eq!((h.p, h.rs), (0.2, 1));
+    }
+
+    fn stamped(j: &mut JetMax, mut pkt: Packet) -> JetMaxHeader {
+        j.on_departure(&mut pkt, &view(0.0));
+        let CcHeader::JetMax(h) = pkt.cc else {
+            panic!()
+        };
+        h
+    }
+
+    #[test]
+    fn close_loads_keep_the_current_bottleneck_or_take_the_smaller_share() {
+        let st = |p: f64, g: f64, current: bool| Stamp { p, g, current };
+        let tol = 0.05;
+        // Clearly different loads: the larger loss wins, shares aside.
+        assert!(stamp_wins(st(-0.28, 9e6, false), st(-0.40, 1e6, true), tol));
+        assert!(!stamp_wins(
+            st(-0.40, 1e6, true),
+            st(-0.28, 9e6, false),
+            tol
+        ));
+        // Loads 0.781 and 0.769 (p -0.28 and -0.30), not both zero: the
+        // flow's current bottleneck wins either way ...
+        assert!(stamp_wins(st(-0.28, 9e6, true), st(-0.30, 1e6, false), tol));
+        assert!(!stamp_wins(
+            st(-0.28, 1e6, false),
+            st(-0.30, 9e6, true),
+            tol
+        ));
+        // ... and between two others the smaller share, ties upstream.
+        assert!(stamp_wins(
+            st(-0.28, 1e6, false),
+            st(-0.30, 9e6, false),
+            tol
+        ));
+        assert!(!stamp_wins(
+            st(-0.28, 9e6, false),
+            st(-0.30, 9e6, false),
+            tol
+        ));
+        // Start-up: p = -124 and -92.75 are loads 0.008 and 0.011, one
+        // packet apart: the current bottleneck keeps the stamp.
+        assert!(!stamp_wins(
+            st(-92.75, 9e6, false),
+            st(-124.0, 9e6, true),
+            tol
+        ));
+        // Both zero (eq. 136): the smaller share, whoever is current.
+        assert!(stamp_wins(st(0.01, 1e6, false), st(-0.02, 9e6, true), tol));
+        assert!(!stamp_wins(st(0.01, 9e6, true), st(-0.02, 1e6, false), tol));
+        // An empty interval (p = -inf, load 0) against a loaded one.
+        assert!(!stamp_wins(
+            st(f64::NEG_INFINITY, 9e6, true),
+            st(-0.5, 9e6, false),
+            tol
+        ));
+    }
+
+    #[test]
+    fn a_flow_below_one_packet_per_interval_counts_once_in_its_interval() {
+        // 1000 B every 0.8 s (10 kb/s) into a 100-ms interval: the gap is
+        // clipped to the interval, N = 1 (not 8), and the bytes to one
+        // interval's worth at the packet's rate (10 kb/s, not 80).
+        let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
+        arrive(&mut j, &data(1000, 1, 0, 0.8, 1000.0));
+        end(&mut j, 0.1);
+        let (p, g, n) = j.outputs().unwrap();
+        assert!((n - 1.0).abs() < 1e-6, "{n}");
+        assert!((g - 10e6).abs() < 1.0, "{g}");
+        assert!((p - (1.0 - 10e6 / 1e4)).abs() < 1e-3, "{p}");
+    }
+
+    #[test]
+    fn without_responsive_packets_only_a_responsive_flow_gets_the_spare_capacity() {
+        let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
+        // One unresponsive 4-Mb/s flow for the interval: N = 0.
+        for _ in 0..50 {
+            arrive(&mut j, &data(1000, 2, 0, 0.002, 1000.0));
+        }
+        end(&mut j, 0.1);
+        // A packet responsive here (R_T = 1 after the increment) is the
+        // one flow: g = gamma C - u = 6 Mb/s.
+        let h = stamped(&mut j, data(1000, 1, 0, 0.8, 1000.0));
+        assert_eq!(h.rs, 1);
+        assert!((h.g - 6e6).abs() < 1.0, "{}", h.g);
+        // An unresponsive one gets no share (+inf), as the paper's N = 0.
+        let h = stamped(&mut j, data(1000, 2, 0, 0.002, 1000.0));
+        assert_eq!((h.rs, h.g), (1, f64::INFINITY));
+        // An empty interval: p = -inf, and a responsive packet, unstamped
+        // so far, is stamped with the whole gamma C.
+        end(&mut j, 0.2);
+        let h = stamped(&mut j, data(1000, 1, 0, 0.8, 1000.0));
+        assert_eq!((h.rs, h.p, h.g), (1, f64::NEG_INFINITY, 10e6));
     }
 }
