@@ -176,6 +176,38 @@ pub fn stamp_wins(mine: Stamp, header: Stamp, tol: f64) -> bool {
     }
 }
 
+/// One interval's outputs, with both shares computed once per interval so
+/// that a departure only picks one.
+#[derive(Copy, Clone, Debug, PartialEq)]
+struct Outputs {
+    /// Loss `p+`.
+    p: f64,
+    /// `N` (eq. 148).
+    n: f64,
+    /// Share for a packet responsive here, bits/s: `(gamma C - u+)/N`,
+    /// with `N >= 1` under `count_self` or when `N = 0` (its flow is one).
+    g_responsive: f64,
+    /// Share for any other packet: `(gamma C - u+)/N`, `+inf` when `N = 0`.
+    g_other: f64,
+}
+
+impl Outputs {
+    fn new(p: f64, spare: f64, n: f64, count_self: bool) -> Self {
+        let g_other = if n > 0.0 { spare / n } else { f64::INFINITY };
+        let g_responsive = if count_self || n == 0.0 {
+            spare / n.max(1.0)
+        } else {
+            g_other
+        };
+        Outputs {
+            p,
+            n,
+            g_responsive,
+            g_other,
+        }
+    }
+}
+
 /// The JetMax router of one output queue.
 #[derive(Clone, Debug)]
 pub struct JetMax {
@@ -189,9 +221,8 @@ pub struct JetMax {
     w_plus: f64,
     u_plus: f64,
     gaps: f64,
-    /// Last interval's outputs: `(p+, gamma C - u+ in bits/s, N)`; `None`
-    /// before the first.
-    out: Option<(f64, f64, f64)>,
+    /// Last interval's outputs; `None` before the first.
+    out: Option<Outputs>,
     seq: u16,
     clock: IntervalClock,
 }
@@ -225,10 +256,7 @@ impl JetMax {
 
     /// Last interval's `(p+, g+ in bits/s, N)`.
     pub fn outputs(&self) -> Option<(f64, f64, f64)> {
-        self.out.map(|(p, spare, n)| {
-            let g = if n > 0.0 { spare / n } else { f64::INFINITY };
-            (p, g, n)
-        })
+        self.out.map(|o| (o.p, o.g_other, o.n))
     }
 
     /// End an interval of `t` seconds.
@@ -244,7 +272,7 @@ impl JetMax {
         } else {
             f64::NEG_INFINITY
         };
-        self.out = Some((p, (self.target - u) * 8.0, n));
+        self.out = Some(Outputs::new(p, (self.target - u) * 8.0, n, self.clamp));
         self.seq = self.seq.wrapping_add(1);
         self.w_plus = 0.0;
         self.u_plus = 0.0;
@@ -278,21 +306,14 @@ impl LinkAlgorithm for JetMax {
             return;
         };
         h.rc = h.rc.wrapping_add(1);
-        let Some((p, spare, n)) = self.out else {
+        let Some(o) = self.out else {
             return;
         };
-        let g = if h.rc == h.rt && (self.clamp || n == 0.0) {
-            // This packet's flow is responsive here: at least one flow.
-            spare / n.max(1.0)
-        } else if n > 0.0 {
-            spare / n
-        } else {
-            f64::INFINITY
-        };
+        let current = h.rc == h.rt;
         let mine = Stamp {
-            p,
-            g,
-            current: h.rc == h.rt,
+            p: o.p,
+            g: if current { o.g_responsive } else { o.g_other },
+            current,
         };
         let header = Stamp {
             p: h.p,
@@ -301,8 +322,8 @@ impl LinkAlgorithm for JetMax {
         };
         let take = h.rs == 0 || stamp_wins(mine, header, self.tol);
         if take {
-            h.p = p;
-            h.g = g;
+            h.p = mine.p;
+            h.g = mine.g;
             h.rs = h.rc;
             h.seq = self.seq;
         }
@@ -326,7 +347,7 @@ impl LinkAlgorithm for JetMax {
     }
 
     fn probe(&self) -> Option<(&'static str, f64)> {
-        Some(("jetmax_n", self.out.map_or(0.0, |o| o.2)))
+        Some(("jetmax_n", self.out.map_or(0.0, |o| o.n)))
     }
 }
 
@@ -430,7 +451,7 @@ mod tests {
             panic!()
         };
         assert_eq!((h.rc, h.rs), (1, 0));
-        j.out = Some((0.005, 6e6, 3.0));
+        j.out = Some(Outputs::new(0.005, 6e6, 3.0, false));
         j.seq = 9;
         // Larger loss than the header's -inf: stamped with this hop number.
         let mut pkt = data(1000, 1, 2, 0.001, 1000.0);
