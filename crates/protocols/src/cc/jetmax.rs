@@ -31,7 +31,17 @@
 //!   ACKs of packets sent before the switch (echoed `R_T` other than the
 //!   current one) are ignored too: they describe the old assignment (the
 //!   "1 RTT" of the paper's RTT + (1 + k) Delta per step). `switch = "naive"`
-//!   reacts to every fresh ACK (Fig. 33(b)'s 500 % overflow).
+//!   reacts to every fresh ACK (Fig. 33(b)'s 500 % overflow). [INFERRED]
+//!   An ACK ignored by these rules still lowers the rate when its router
+//!   is overloaded (`p > p_tolerance`) and its share `g` is finite:
+//!   eq. 134's step toward `g`, applied only if below the rate. The rules
+//!   guard against the too-large share of a router that counted the flow
+//!   for part of an interval; a cut toward such a share is too small, never
+//!   too large. Without it a flow whose two overloaded hops took the stamp
+//!   in turn switched on every fresh ACK of its new assignment and ignored
+//!   all of them: frozen at 32.6 Mb/s (twice its max-min share) on two
+//!   50 Mb/s hops, both hops overloaded for the rest of the run
+//!   (tests/zhang_props.rs).
 //! - [PAPER, §6.4-6.5] `proposals = true` (default): an increase is proposed
 //!   first and applied only when the router approves (echoed `p+ < 0`,
 //!   [`crate::link::jetmax`]); the approved `x+(n - D)` (echoed, `s+ / delta`)
@@ -210,6 +220,23 @@ impl JetMaxCc {
         true
     }
 
+    /// An ACK that the switch rule ignores still cuts the rate toward an
+    /// overloaded router's share (`p > p_tolerance`, finite `g`): eq. 134's
+    /// step, applied only when it lowers the rate (module docs).
+    fn overload_cut(&mut self, h: &JetMaxHeader) {
+        let gap = f64::from(h.gap);
+        if h.p <= self.tol || !h.g.is_finite() || gap <= 0.0 {
+            return;
+        }
+        let actual = self.mss * 8.0 / gap;
+        let next = ((1.0 - self.tau) * actual + self.tau * h.g).max(self.min_rate);
+        if next < self.rate {
+            self.rate = next;
+            self.proposed = next;
+            self.stationary = false;
+        }
+    }
+
     /// Apply the feedback of `h` (eq. 134 with proposals, §6.4-6.5).
     fn react(&mut self, h: &JetMaxHeader) {
         let g = h.g;
@@ -262,6 +289,7 @@ impl Controller for JetMaxCc {
         let ignore_first = self.switch == JetMaxSwitch::IgnoreFirst;
         if ignore_first && h.rt != self.rt && self.rt != 0 {
             // Sent under the previous assignment.
+            self.overload_cut(&h);
             return;
         }
         if h.rs != self.rt {
@@ -274,6 +302,7 @@ impl Controller for JetMaxCc {
                 self.stationary = false;
                 if ignore_first {
                     self.skip_next = true;
+                    self.overload_cut(&h);
                     return;
                 }
             } else if h.g > self.rate {
@@ -287,6 +316,7 @@ impl Controller for JetMaxCc {
         }
         if self.skip_next {
             self.skip_next = false;
+            self.overload_cut(&h);
             return;
         }
         self.react(&h);
@@ -376,6 +406,24 @@ mod tests {
         // A duplicate of interval 1 changes nothing.
         c.on_ack(&hdr(-0.5, 1e6, 1, 1, 1, 4e6, 4e6));
         assert!((c.rate - want).abs() < 1.0);
+    }
+
+    #[test]
+    fn an_ignored_ack_from_an_overloaded_router_still_cuts_the_rate() {
+        let mut c = JetMaxCc::new(&JetMaxCcConfig::default(), 1000).unwrap();
+        // On hop 1 at 30 Mb/s.
+        (c.rt, c.rate, c.proposed) = (1, 3e7, 3e7);
+        // Hop 2, overloaded (p = 0.2 > tol), suggests a switch with share
+        // 10 Mb/s: the ACK is the switch's, ignored, but the rate is cut
+        // to 0.4 * 30 + 0.6 * 10 = 18 Mb/s.
+        c.on_ack(&hdr(0.2, 1e7, 1, 2, 1, 3e7, 3e7));
+        assert_eq!(c.bottleneck(), 2);
+        assert!((c.rate - 1.8e7).abs() < 1e3, "{}", c.rate);
+        // A stale ACK (sent under hop 1) from an overloaded hop 1 with a
+        // larger share cuts nothing; neither does an underloaded one.
+        c.on_ack(&hdr(0.2, 2.5e7, 1, 1, 3, 3e7, 3e7));
+        c.on_ack(&hdr(-0.2, 1e6, 1, 1, 4, 3e7, 3e7));
+        assert!((c.rate - 1.8e7).abs() < 1e3, "{}", c.rate);
     }
 
     #[test]
