@@ -183,12 +183,12 @@ fn load(p: f64) -> f64 {
 /// Whether a router's stamp replaces the header's: the larger loss; when
 /// both losses are zero (within `tol`, eq. 136) the smaller share; the
 /// flow's current bottleneck against a router not overloaded whose finite
-/// share is larger (`current_holds`); when the loads `1 / (1 - p)` are within `tol` of each other but the losses
-/// not both zero (links that are not yet saturated, told apart only by
-/// per-interval noise: at start-up one packet more or less moves `p` from
-/// -124 to -92) the flow's current bottleneck, else the smaller share
-/// and, between equal shares, the larger loss; on a full tie the upstream
-/// stamp stays.
+/// share is larger (`current_holds`); when the loads `1 / (1 - p)` are
+/// within `tol` of each other but the losses not both zero (links that are
+/// not yet saturated, told apart only by per-interval noise: at start-up
+/// one packet more or less moves `p` from -124 to -92) the flow's current
+/// bottleneck, else the smaller share and, between equal shares, the
+/// larger loss; on a full tie the upstream stamp stays.
 #[inline]
 pub fn stamp_wins(mine: Stamp, header: Stamp, tol: f64) -> bool {
     if both_zero(mine.p, header.p, tol) {
@@ -212,9 +212,8 @@ pub fn stamp_wins(mine: Stamp, header: Stamp, tol: f64) -> bool {
 /// The flow's current bottleneck keeps the stamp against a router that
 /// is not overloaded (`p <= tol`) and offers a larger finite share (a
 /// router without responsive flows, `g = +inf`, has no share to compare):
-/// `Some(true)`
-/// if `mine` is that current router, `Some(false)` if the header's is,
-/// `None` when the rule does not apply.
+/// `Some(true)` if `mine` is that current router, `Some(false)` if the
+/// header's is, `None` when the rule does not apply.
 #[inline]
 fn current_holds(mine: Stamp, header: Stamp, tol: f64) -> Option<bool> {
     let holds = |cur: Stamp, other: Stamp| {
