@@ -373,7 +373,10 @@ proptest! {
     /// (`g = +inf`) and its loss 0.04 is inside the zero band, so the
     /// second hop keeps the stamp; that hop sees the flow thinned to
     /// 10 Mb/s and counts `N = 0.96` (eq. 151's loss-thinned `N`), whose
-    /// share 10.42 Mb/s holds the overload in place.
+    /// share 10.42 Mb/s holds the overload in place. A band of 0.02
+    /// fixes this case but fails another (30 / 10 Mb/s, 2 long and 2 cross
+    /// flows, proposals: long flows at 4.28 of 5 Mb/s; seed kept), so the
+    /// fix wants persistence, not a narrower band.
     #[test]
     #[ignore = "one open JetMax defect (an overload inside the zero band at a hop without responsive flows); issue 6"]
     fn jetmax_reaches_max_min_on_a_parking_lot(

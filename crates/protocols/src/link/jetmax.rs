@@ -28,7 +28,9 @@
 //!   (10-50 Mb/s, 1-3 flows per hop, RTTs 10-200 ms, tests/zhang_props.rs):
 //!   with 0.01, 4 of 19 runs with proposals ended 3-9 % below the max-min
 //!   share after such flaps; with 0.02 and 0.05, none. Without proposals
-//!   the choice made no difference.
+//!   the choice made no difference. A later 200-case run with 0.02 found
+//!   one (30 and 10 Mb/s hops, 2 long flows, 2 cross flows on the first:
+//!   long flows at 4.28 instead of 5 Mb/s; 4.99 with 0.05).
 //! - [INFERRED] two losses within `p_tolerance` of each other are told
 //!   apart by the share too (smaller `g` wins; on a full tie the upstream
 //!   stamp stays), not only at zero: two underutilised links that carry
