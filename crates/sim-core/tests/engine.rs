@@ -5,35 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use sim_core::*;
 
-/// Accepts everything (the engine enforces the buffer limit).
-struct Accept;
-impl LinkAlgorithm for Accept {
-    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
-        Verdict::Enqueue
-    }
-}
-
-/// Sends `n` packets of `size` bytes at its start time.
-struct Burst {
-    n: u32,
-    size: u32,
-}
-impl Endpoint for Burst {
-    fn on_start(&mut self, ctx: &mut EndpointCtx) {
-        for i in 0..self.n {
-            let mut p = Packet::new(
-                ctx.flow(),
-                RouteId(0),
-                PacketKind::Data,
-                self.size,
-                ctx.now(),
-            );
-            p.seq = u64::from(i);
-            ctx.send(p);
-        }
-    }
-    fn on_packet(&mut self, _: Packet, _: &mut EndpointCtx) {}
-}
+mod common;
+use common::{config, link, Burst};
 
 /// Records arrival times of data.
 struct Recorder(Arc<Mutex<Vec<(u64, SimTime)>>>);
@@ -44,42 +17,8 @@ impl Endpoint for Recorder {
     }
 }
 
-fn config(end_s: u64) -> SimConfig {
-    SimConfig {
-        seed: 1,
-        replication: 0,
-        warmup: SimDuration::ZERO,
-        end: SimDuration::from_secs(end_s),
-        sample_interval: None,
-        series: SeriesSelect::default(),
-    }
-}
-
-fn link(
-    sim: &mut Simulator,
-    from: u32,
-    to: u32,
-    mbps: u64,
-    ms: u64,
-    limit: BufferLimit,
-    loss: f64,
-) -> LinkId {
-    sim.add_link(
-        LinkSpec {
-            name: format!("{from}->{to}"),
-            from: NodeId(from),
-            to: NodeId(to),
-            capacity: Rate::from_bps(mbps * 1_000_000),
-            delay: SimDuration::from_millis(ms),
-            limit,
-            loss,
-        },
-        Box::new(Accept),
-    )
-}
-
 fn burst_over_two_links(n: u32, limit: BufferLimit, loss: f64) -> (RunOutput, Vec<(u64, SimTime)>) {
-    let mut sim = Simulator::new(config(10));
+    let mut sim = Simulator::new(config(SimDuration::from_secs(10)));
     let a = link(&mut sim, 0, 1, 10, 5, limit, loss);
     let b = link(&mut sim, 1, 2, 10, 7, BufferLimit::Unlimited, 0.0);
     let back = link(&mut sim, 2, 0, 10, 1, BufferLimit::Unlimited, 0.0);
@@ -88,7 +27,11 @@ fn burst_over_two_links(n: u32, limit: BufferLimit, loss: f64) -> (RunOutput, Ve
     let log = Arc::new(Mutex::new(Vec::new()));
     sim.add_flow(FlowSpec {
         group: GroupId(0),
-        sender: Box::new(Burst { n, size: 1250 }),
+        sender: Box::new(Burst {
+            n,
+            size: 1250,
+            acks: None,
+        }),
         receiver: Box::new(Recorder(log.clone())),
         fwd,
         rev,
@@ -164,14 +107,18 @@ impl Tracer for Log {
 
 #[test]
 fn the_tracer_sees_every_packet_event_in_time_order() {
-    let mut sim = Simulator::new(config(1));
+    let mut sim = Simulator::new(config(SimDuration::from_secs(1)));
     let a = link(&mut sim, 0, 1, 10, 5, BufferLimit::Packets(1), 0.0);
     let back = link(&mut sim, 1, 0, 10, 5, BufferLimit::Packets(1), 0.0);
     let fwd = sim.add_route(vec![a]);
     let rev = sim.add_route(vec![back]);
     sim.add_flow(FlowSpec {
         group: GroupId(0),
-        sender: Box::new(Burst { n: 3, size: 1250 }),
+        sender: Box::new(Burst {
+            n: 3,
+            size: 1250,
+            acks: None,
+        }),
         receiver: Box::new(Recorder(Arc::default())),
         fwd,
         rev,
@@ -222,7 +169,7 @@ impl LinkAlgorithm for Shrinker {
 
 #[test]
 fn a_link_control_law_runs_periodically_and_changes_the_buffer() {
-    let mut sim = Simulator::new(config(1));
+    let mut sim = Simulator::new(config(SimDuration::from_secs(1)));
     let fired = Arc::new(Mutex::new(Vec::new()));
     let a = sim.add_link(
         LinkSpec {
@@ -244,7 +191,11 @@ fn a_link_control_law_runs_periodically_and_changes_the_buffer() {
     // A burst of 20 packets at t = 35 ms, when the limit is 8 / 2 / 2 / 2 = 1 packet.
     sim.add_flow(FlowSpec {
         group: GroupId(0),
-        sender: Box::new(Burst { n: 20, size: 1250 }),
+        sender: Box::new(Burst {
+            n: 20,
+            size: 1250,
+            acks: None,
+        }),
         receiver: Box::new(Recorder(Arc::default())),
         fwd,
         rev,

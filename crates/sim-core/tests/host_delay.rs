@@ -5,31 +5,8 @@ use std::sync::{Arc, Mutex};
 
 use sim_core::*;
 
-/// Accepts everything (the engine enforces the buffer limit).
-struct Accept;
-impl LinkAlgorithm for Accept {
-    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
-        Verdict::Enqueue
-    }
-}
-
-/// Sends `n` packets of 1250 bytes at its start; records when ACKs come back.
-struct Burst {
-    n: u32,
-    acks: Arc<Mutex<Vec<(u64, SimTime)>>>,
-}
-impl Endpoint for Burst {
-    fn on_start(&mut self, ctx: &mut EndpointCtx) {
-        for i in 0..self.n {
-            let mut p = Packet::new(ctx.flow(), RouteId(0), PacketKind::Data, 1250, ctx.now());
-            p.seq = u64::from(i);
-            ctx.send(p);
-        }
-    }
-    fn on_packet(&mut self, p: Packet, ctx: &mut EndpointCtx) {
-        self.acks.lock().unwrap().push((p.ack, ctx.now()));
-    }
-}
+mod common;
+use common::{config, link, Burst};
 
 /// Records data arrivals and answers each with a 40-byte ACK.
 struct Echo(Arc<Mutex<Vec<(u64, SimTime)>>>);
@@ -42,33 +19,14 @@ impl Endpoint for Echo {
     }
 }
 
-type Log = Vec<(u64, SimTime)>;
+type Trace = Vec<(u64, SimTime)>;
 
 /// Two 10 Mb/s links forward (5 and 7 ms), one back (1 ms); a burst of 5
 /// packets at 0 with host delay `delay_ms`; the run ends at `end_ms`.
-fn run(delay_ms: u64, end_ms: u64) -> (RunOutput, Log, Log) {
-    let mut sim = Simulator::new(SimConfig {
-        seed: 1,
-        replication: 0,
-        warmup: SimDuration::ZERO,
-        end: SimDuration::from_millis(end_ms),
-        sample_interval: None,
-        series: SeriesSelect::default(),
-    });
-    let mut link = |from: u32, to: u32, ms: u64| {
-        sim.add_link(
-            LinkSpec {
-                name: format!("{from}->{to}"),
-                from: NodeId(from),
-                to: NodeId(to),
-                capacity: Rate::from_bps(10_000_000),
-                delay: SimDuration::from_millis(ms),
-                limit: BufferLimit::Unlimited,
-                loss: 0.0,
-            },
-            Box::new(Accept),
-        )
-    };
+fn run(delay_ms: u64, end_ms: u64) -> (RunOutput, Trace, Trace) {
+    let mut sim = Simulator::new(config(SimDuration::from_millis(end_ms)));
+    let mut link =
+        |from: u32, to: u32, ms: u64| link(&mut sim, from, to, 10, ms, BufferLimit::Unlimited, 0.0);
     let (a, b, back) = (link(0, 1, 5), link(1, 2, 7), link(2, 0, 1));
     let fwd = sim.add_route(vec![a, b]);
     let rev = sim.add_route(vec![back]);
@@ -80,7 +38,8 @@ fn run(delay_ms: u64, end_ms: u64) -> (RunOutput, Log, Log) {
         group: GroupId(0),
         sender: Box::new(Burst {
             n: 5,
-            acks: acks.clone(),
+            size: 1250,
+            acks: Some(acks.clone()),
         }),
         receiver: Box::new(Echo(data.clone())),
         fwd,

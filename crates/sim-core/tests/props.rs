@@ -9,12 +9,8 @@ use proptest::prelude::*;
 use rand::Rng;
 use sim_core::*;
 
-struct Accept;
-impl LinkAlgorithm for Accept {
-    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
-        Verdict::Enqueue
-    }
-}
+mod common;
+use common::Accept;
 
 /// Sends packets of random size at random gaps (mean `gap_us`) until `count` sent;
 /// the receiver answers every data packet with a 40-byte ACK.
