@@ -66,7 +66,13 @@
 //!   share (1.80 Mb/s) without a drop. A router without responsive flows
 //!   (`g = +inf`) has no share to compare and does not trigger the rule:
 //!   with it, R1 kept E6.2's long flow at a 166 Mb/s share while R2
-//!   overflowed.
+//!   overflowed. [INFERRED] It does when it is clearly underloaded
+//!   (`p < -p_tolerance`): such a router is nobody's bottleneck and has
+//!   nothing to offer the flow. Without it one flow over two equal 20 Mb/s
+//!   hops with proposals went on switching: the upstream hop, a few
+//!   packets ahead while the flow ramps, showed the larger (negative)
+//!   loss and no share, the flow switched to it at once, the other hop
+//!   then had no responsive flow, and so on (4.9 of 20 Mb/s).
 //! - [INFERRED, UNSPECIFIED] `N = 0`: an interval without responsive
 //!   packets gives an unresponsive packet no share (`g = +inf`: it never
 //!   wins the tie-break and a source ignores it), but a *responsive*
@@ -80,11 +86,46 @@
 //!   it stamps only a header no router has stamped yet (`R_S = 0`), so
 //!   that such a flow alone on its path hears `g = gamma C`. No interval
 //!   has ended yet: no stamp.
-//! - [INFERRED] a packet stands for one interval of its flow at most: its
-//!   `delta` and `s+` are scaled by `min(1, Delta / delta)`. Eq. 148 sums
-//!   gaps that tile the interval; a packet with `delta = 0.8 s` in a
-//!   100-ms interval would count its flow as `N = 8` (and 8 times its rate
-//!   in `y+`) in the interval it lands in and 0 in the seven others.
+//! - [INFERRED] a packet's bytes count in one interval at most: `s+` is
+//!   scaled by `min(1, Delta / delta)`; a sparse responsive packet's gap
+//!   (`delta > Delta`) covers the rest of its arrival interval and the
+//!   next ones (up to 64), as the flow does until its next packet.
+//!   Eq. 148 sums gaps that tile the interval; counted whole in the
+//!   interval it lands in, a packet with `delta = 0.8 s` counts its flow
+//!   as `N = 8` there and 0 in the seven others. Clipping the gap to the
+//!   interval (earlier sessions) counted it once, and lost it for the
+//!   rest: a flow leaving the 10-kb/s rate floor at a share of `gamma C`
+//!   sent its first dense packets into an interval it had otherwise not
+//!   covered, `N = 0.2`, a share of 4.7 C, 30 Mb/s on a 10 Mb/s hop, and
+//!   back to the floor (two long flows over 10, 10, 20 Mb/s hops, a
+//!   3-s cycle, 44 % utilisation; tests/zhang_props.rs). Spread, the
+//!   sparse gap overlaps the new dense ones for the rest of its span: `N`
+//!   over-counted for under a second, a smaller share, never a larger one.
+//!   Bytes are not spread: a floor packet carries its flow's next
+//!   proposal (`s+ = s x+ / x`, 1.2 MB for 12 Mb/s at 10 kb/s), and
+//!   spreading it beside the dense packets that follow counted the
+//!   proposal twice, pushing `p+` over 0 (measured: a one-flow 20 / 20
+//!   Mb/s parking lot at 4.9 instead of 20 Mb/s).
+//! - [INFERRED] bytes without a JetMax header (ACKs, other transports)
+//!   count in `u+`, eq. 133's unresponsive load `u = y - w`: they use the
+//!   link and no responsive flow here controls them. Before (README
+//!   suspected issue 9), E6.4's 50 reverse flows' ACKs (3.85 % of C)
+//!   overflowed a link the router drove to gamma C with data.
+//! - [INFERRED, UNSPECIFIED] a link without responsive flows (`N = 0`)
+//!   whose arrivals persistently exceed gamma C stamps `g = -inf` for
+//!   non-responsive packets: the limit of `(gamma C - u)/N` for `N -> 0`
+//!   with `u > gamma C`. "Persistently": the bytes beyond gamma C summed
+//!   over consecutive intervals without responsive packets (never below 0)
+//!   exceed one interval's `gamma C Delta`, so that a link at exactly
+//!   gamma C (one flow over two equal hops) does not trigger it on packet
+//!   noise. `-inf` wins the zero-loss tie-break (smaller share), and a
+//!   source switches to a suggestion without a finite share at once. The
+//!   case: one flow over 10, 10, 20 Mb/s hops without proposals held at
+//!   10.42 Mb/s, the first hop 4 % overloaded (a loss inside the zero
+//!   band) and nobody responsive there, the second hop seeing the flow
+//!   thinned to 10 Mb/s and counting `N = 0.96` (eq. 151), its share
+//!   10.42 Mb/s holding the overload in place; a band of 0.02 fixed it
+//!   and broke another parking lot (`p_tolerance` above).
 //! - [PAPER] `N` is not otherwise clamped: a flow counted responsive for
 //!   part of an interval makes `N < 1` and `g` larger than the link, the
 //!   mid-interval-switch error the ignore-first-ACK rule of §6.3 exists for
@@ -106,6 +147,8 @@
 //!   data packets are counted and stamped.
 //! - Rates in bytes/s inside the router; `g` travels in bits/s.
 
+use std::collections::VecDeque;
+
 use serde::{Deserialize, Serialize};
 use sim_core::{
     check_range, CcHeader, HeaderFamily, LazyRng, LinkAlgorithm, LinkControl, LinkView, Packet,
@@ -114,6 +157,10 @@ use sim_core::{
 
 use super::interval::IntervalClock;
 use super::LinkBuildCtx;
+
+/// Intervals past the current one over which a sparse packet's gap is
+/// spread (a gap beyond them is not counted).
+const SPREAD: usize = 64;
 
 fn default_interval() -> SimDuration {
     SimDuration::from_millis(100)
@@ -212,14 +259,16 @@ pub fn stamp_wins(mine: Stamp, header: Stamp, tol: f64) -> bool {
 }
 
 /// The flow's current bottleneck keeps the stamp against a router that
-/// is not overloaded (`p <= tol`) and offers a larger finite share (a
-/// router without responsive flows, `g = +inf`, has no share to compare):
+/// is not overloaded (`p <= tol`) and offers a larger finite share, or
+/// that is underloaded (`p < -tol`) without responsive flows (`g = +inf`):
 /// `Some(true)` if `mine` is that current router, `Some(false)` if the
 /// header's is, `None` when the rule does not apply.
 #[inline]
 fn current_holds(mine: Stamp, header: Stamp, tol: f64) -> Option<bool> {
     let holds = |cur: Stamp, other: Stamp| {
-        cur.current && other.p <= tol && other.g.is_finite() && cur.g < other.g
+        cur.current
+            && ((other.p <= tol && other.g.is_finite() && cur.g < other.g)
+                || (other.p < -tol && other.g == f64::INFINITY))
     };
     if holds(mine, header) {
         Some(true)
@@ -241,13 +290,20 @@ struct Outputs {
     /// Share for a packet responsive here, bits/s: `(gamma C - u+)/N`,
     /// with `N >= 1` under `count_self` or when `N = 0` (its flow is one).
     g_responsive: f64,
-    /// Share for any other packet: `(gamma C - u+)/N`, `+inf` when `N = 0`.
+    /// Share for any other packet: `(gamma C - u+)/N`; when `N = 0`,
+    /// `+inf`, or `-inf` once the link is persistently overloaded.
     g_other: f64,
 }
 
 impl Outputs {
-    fn new(p: f64, spare: f64, n: f64, count_self: bool) -> Self {
-        let g_other = if n > 0.0 { spare / n } else { f64::INFINITY };
+    fn new(p: f64, spare: f64, n: f64, count_self: bool, overloaded: bool) -> Self {
+        let g_other = if n > 0.0 {
+            spare / n
+        } else if overloaded {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        };
         let g_responsive = if count_self || n == 0.0 {
             spare / n.max(1.0)
         } else {
@@ -275,6 +331,15 @@ pub struct JetMax {
     w_plus: f64,
     u_plus: f64,
     gaps: f64,
+    /// This interval's arrived bytes (actual sizes, not `s+`).
+    arrived: f64,
+    /// Bytes that arrived beyond gamma C over the consecutive intervals
+    /// without responsive packets (a Lindley recursion: never below 0,
+    /// reset by an interval with responsive packets).
+    excess: f64,
+    /// Parts of sparse responsive packets' gaps due in the next
+    /// intervals (front = the next interval).
+    carry: VecDeque<f64>,
     /// Last interval's outputs; `None` before the first.
     out: Option<Outputs>,
     seq: u16,
@@ -302,6 +367,9 @@ impl JetMax {
             w_plus: 0.0,
             u_plus: 0.0,
             gaps: 0.0,
+            arrived: 0.0,
+            excess: 0.0,
+            carry: VecDeque::new(),
             out: None,
             seq: 0,
             clock: IntervalClock::default(),
@@ -326,31 +394,69 @@ impl JetMax {
         } else {
             f64::NEG_INFINITY
         };
-        self.out = Some(Outputs::new(p, (self.target - u) * 8.0, n, self.clamp));
+        self.excess = if n > 0.0 {
+            0.0
+        } else {
+            (self.excess + self.arrived - self.target * t).max(0.0)
+        };
+        let overloaded = self.excess > self.target * self.interval;
+        self.out = Some(Outputs::new(
+            p,
+            (self.target - u) * 8.0,
+            n,
+            self.clamp,
+            overloaded,
+        ));
         self.seq = self.seq.wrapping_add(1);
         self.w_plus = 0.0;
         self.u_plus = 0.0;
-        self.gaps = 0.0;
+        self.gaps = self.carry.pop_front().unwrap_or(0.0);
+        self.arrived = 0.0;
     }
 }
 
 impl LinkAlgorithm for JetMax {
-    fn on_arrival(&mut self, pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
-        if let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &pkt.cc) {
-            // A packet stands for one interval of its flow at most.
-            let gap = f64::from(h.gap);
-            let clip = if gap > self.interval {
-                self.interval / gap
-            } else {
-                1.0
-            };
-            let s_plus = f64::from(h.size_plus) * clip;
-            if h.rc.wrapping_add(1) == h.rt {
-                self.w_plus += s_plus;
-                self.gaps += gap * clip;
-            } else {
-                self.u_plus += s_plus;
+    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+        self.arrived += f64::from(pkt.size);
+        let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &pkt.cc) else {
+            // Bytes without a JetMax header (ACKs, other traffic) are
+            // load that no responsive flow here controls: u (eq. 133).
+            self.u_plus += f64::from(pkt.size);
+            return Verdict::Enqueue;
+        };
+        let gap = f64::from(h.gap);
+        // A packet's bytes count in one interval at most.
+        let clip = if gap > self.interval {
+            self.interval / gap
+        } else {
+            1.0
+        };
+        let s_plus = f64::from(h.size_plus) * clip;
+        if h.rc.wrapping_add(1) != h.rt {
+            self.u_plus += s_plus;
+            return Verdict::Enqueue;
+        }
+        self.w_plus += s_plus;
+        if gap <= self.interval {
+            self.gaps += gap;
+            return Verdict::Enqueue;
+        }
+        // A sparse packet's flow is one flow until its next packet: the
+        // gap covers the rest of this interval and the next ones.
+        let mut rest = gap;
+        let mut part = (self.interval - self.clock.elapsed(view.now)).max(0.0);
+        self.gaps += part;
+        rest -= part;
+        for k in 0..SPREAD {
+            if rest <= 0.0 {
+                break;
             }
+            part = rest.min(self.interval);
+            if self.carry.len() <= k {
+                self.carry.push_back(0.0);
+            }
+            self.carry[k] += part;
+            rest -= part;
         }
         Verdict::Enqueue
     }
@@ -505,7 +611,7 @@ mod tests {
             panic!()
         };
         assert_eq!((h.rc, h.rs), (1, 0));
-        j.out = Some(Outputs::new(0.005, 6e6, 3.0, false));
+        j.out = Some(Outputs::new(0.005, 6e6, 3.0, false, false));
         j.seq = 9;
         // Larger loss than the header's -inf: stamped with this hop number.
         let mut pkt = data(1000, 1, 2, 0.001, 1000.0);
@@ -643,6 +749,19 @@ mod tests {
             st(-0.1, 1.66e8, true),
             tol
         ));
+        // An underloaded router without responsive flows (p < -tol, g =
+        // +inf) is nobody's bottleneck: the current one keeps the stamp
+        // although its load (0.77) is the smaller.
+        assert!(!stamp_wins(
+            st(-0.1, f64::INFINITY, false),
+            st(-0.3, 5e6, true),
+            tol
+        ));
+        assert!(stamp_wins(
+            st(-0.3, 5e6, true),
+            st(-0.1, f64::INFINITY, false),
+            tol
+        ));
         // An empty interval (p = -inf, load 0) against a loaded one.
         assert!(!stamp_wins(
             st(f64::NEG_INFINITY, 9e6, true),
@@ -652,17 +771,84 @@ mod tests {
     }
 
     #[test]
-    fn a_flow_below_one_packet_per_interval_counts_once_in_its_interval() {
-        // 1000 B every 0.8 s (10 kb/s) into a 100-ms interval: the gap is
-        // clipped to the interval, N = 1 (not 8), and the bytes to one
-        // interval's worth at the packet's rate (10 kb/s, not 80).
+    fn a_sparse_packet_counts_its_flow_until_its_next_packet() {
+        // 1000 B every 0.8 s (10 kb/s) into 100-ms intervals, the packet
+        // 50 ms into the first: its gap covers 0.05 + 7 x 0.1 + 0.05 s, so
+        // N = 0.5, then 1 for seven intervals, 0.5, then 0 (eq. 148's
+        // tiling; not N = 8 in one interval). The bytes count in the first
+        // interval only, one interval's worth at the packet's rate (10
+        // kb/s, not 80).
         let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
-        arrive(&mut j, &data(1000, 1, 0, 0.8, 1000.0));
+        let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
+        j.on_arrival(&data(1000, 1, 0, 0.8, 1000.0), &view(0.05), &mut rng);
+        end(&mut j, 0.1);
+        let (p, g, n) = j.outputs().unwrap();
+        assert!((n - 0.5).abs() < 1e-6, "{n}");
+        assert!((g - 20e6).abs() < 1.0, "{g}");
+        assert!((p - (1.0 - 10e6 / 1e4)).abs() < 1e-3, "{p}");
+        let mut ns = Vec::new();
+        for k in 2..=10 {
+            end(&mut j, 0.1 * f64::from(k));
+            ns.push(j.outputs().unwrap().2);
+        }
+        let want = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 0.0];
+        for (got, want) in ns.iter().zip(want) {
+            assert!((got - want).abs() < 1e-6, "{ns:?}");
+        }
+    }
+
+    #[test]
+    fn bytes_without_a_jetmax_header_are_unresponsive_load() {
+        // One responsive 4-Mb/s flow (N = 1) and 250 40-B ACKs (0.8 Mb/s)
+        // in 100 ms: u = 0.8 Mb/s (eq. 133's u = y - w), g = 10 - 0.8.
+        let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
+        for _ in 0..50 {
+            arrive(&mut j, &data(1000, 1, 0, 0.002, 1000.0));
+        }
+        let ack = Packet::new(FlowId(1), RouteId(1), PacketKind::Ack, 40, SimTime::ZERO);
+        for _ in 0..250 {
+            arrive(&mut j, &ack);
+        }
         end(&mut j, 0.1);
         let (p, g, n) = j.outputs().unwrap();
         assert!((n - 1.0).abs() < 1e-6, "{n}");
-        assert!((g - 10e6).abs() < 1.0, "{g}");
-        assert!((p - (1.0 - 10e6 / 1e4)).abs() < 1e-3, "{p}");
+        assert!((g - 9.2e6).abs() < 1.0, "{g}");
+        assert!((p - (1.0 - 10.0 / 4.8)).abs() < 1e-9, "{p}");
+    }
+
+    #[test]
+    fn a_persistent_overload_without_responsive_flows_offers_minus_inf() {
+        // 11 Mb/s of unresponsive data on gamma C = 10 Mb/s: 12,500 B
+        // beyond gamma C per 100-ms interval, one interval's gamma C Delta
+        // (125,000 B) exceeded in the 11th: +inf until then, -inf after.
+        let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
+        let mut g = Vec::new();
+        for k in 1..=11 {
+            for _ in 0..125 {
+                arrive(&mut j, &data(1100, 2, 0, 0.0008, 1100.0));
+            }
+            end(&mut j, 0.1 * f64::from(k));
+            g.push(j.outputs().unwrap().1);
+        }
+        assert!(g[..10].iter().all(|&g| g == f64::INFINITY), "{g:?}");
+        assert_eq!(g[10], f64::NEG_INFINITY);
+        // An interval with a responsive flow resets the sum.
+        arrive(&mut j, &data(1000, 1, 0, 0.01, 1000.0));
+        end(&mut j, 1.2);
+        for _ in 0..125 {
+            arrive(&mut j, &data(1100, 2, 0, 0.0008, 1100.0));
+        }
+        end(&mut j, 1.3);
+        assert_eq!(j.outputs().unwrap().1, f64::INFINITY);
+        // Exactly gamma C (packet noise around it) never triggers it.
+        for k in 14..=100 {
+            let n = if k % 2 == 0 { 124 } else { 126 };
+            for _ in 0..n {
+                arrive(&mut j, &data(1000, 2, 0, 0.0008, 1000.0));
+            }
+            end(&mut j, 0.1 * f64::from(k));
+            assert_eq!(j.outputs().unwrap().1, f64::INFINITY);
+        }
     }
 
     #[test]
