@@ -19,7 +19,7 @@
 
 use std::collections::BTreeSet;
 
-use sim_core::{FlowId, FlowReport, LinkId, RunOutput, Subject};
+use sim_core::{FlowId, FlowReport, RunOutput, Subject};
 
 /// Half-width of the settling band, as a fraction of the settled rate (10 %).
 pub const SETTLE_BAND: f64 = 0.1;
@@ -147,26 +147,38 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
 /// largest fraction of the arriving bytes dropped at the queue, per sampling
 /// interval (the per-interval loss of seed 002's Fig. 29 when the interval is
 /// RCP's 10 ms).
-pub fn link_peaks(run: &RunOutput, link: LinkId) -> (Option<f64>, Option<f64>) {
-    let (mut arrival, mut loss): (Option<f64>, Option<f64>) = (None, None);
+pub type LinkPeaks = (Option<f64>, Option<f64>);
+
+/// Every link's [`LinkPeaks`] in `run`, indexed by link id, from one pass
+/// over the series (a link without samples has `(None, None)`; so does an
+/// id past the end of the vector).
+pub fn link_peaks(run: &RunOutput) -> Vec<LinkPeaks> {
+    let mut peaks: Vec<LinkPeaks> = vec![(None, None); run.links.len()];
     for p in &run.series {
-        if p.subject != Subject::Link(link) || !p.value.is_finite() {
+        let Subject::Link(link) = p.subject else {
+            continue;
+        };
+        if !p.value.is_finite() {
             continue;
         }
+        let i = link.index();
+        if peaks.len() <= i {
+            peaks.resize(i + 1, (None, None));
+        }
         let slot = match p.metric {
-            "arrival_bps" => &mut arrival,
-            "loss_frac" => &mut loss,
+            "arrival_bps" => &mut peaks[i].0,
+            "loss_frac" => &mut peaks[i].1,
             _ => continue,
         };
         *slot = Some(slot.map_or(p.value, |v: f64| v.max(p.value)));
     }
-    (arrival, loss)
+    peaks
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{FlowCounters, GroupId, SeriesPoint, SimTime};
+    use sim_core::{FlowCounters, GroupId, LinkId, SeriesPoint, SimTime};
 
     fn flow(id: u32, start: f64) -> FlowReport {
         FlowReport {
@@ -289,7 +301,9 @@ mod tests {
             "loss_frac",
             0.9,
         ));
-        assert_eq!(link_peaks(&r, LinkId(1)), (Some(30.0), Some(0.66)));
-        assert_eq!(link_peaks(&r, LinkId(2)), (None, None));
+        let peaks = link_peaks(&r);
+        assert_eq!(peaks[1], (Some(30.0), Some(0.66)));
+        assert_eq!(peaks[0], (None, Some(0.9)));
+        assert_eq!(peaks.get(2).copied().unwrap_or_default(), (None, None));
     }
 }

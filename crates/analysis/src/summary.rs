@@ -36,7 +36,7 @@ use std::collections::BTreeMap;
 use polars::prelude::{DataFrame, PolarsResult};
 use sim_core::{FlowReport, GroupId, LinkId, LinkReport, RunOutput};
 
-use crate::dynamics::{group_dynamics, group_send_rate, link_peaks};
+use crate::dynamics::{group_dynamics, group_send_rate, link_peaks, LinkPeaks};
 use crate::stats::{jain, Summary};
 use crate::tables::{col, finite, link_jain, link_metrics, RunSet};
 
@@ -214,12 +214,12 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
 }
 
 /// The per-replication metrics of link `l` in `run`: the links table's columns,
-/// then the peaks from its sampled series.
-fn link_acc(run: &RunOutput, l: &LinkReport, acc: &mut Acc) {
+/// then its peaks from the sampled series (`peaks`, [`link_peaks`] of the run).
+fn link_acc(run: &RunOutput, l: &LinkReport, peaks: &[LinkPeaks], acc: &mut Acc) {
     for (m, v) in link_metrics(l, link_jain(run, l)) {
         acc.push(&m, v.value());
     }
-    let (arrival, loss) = link_peaks(run, l.link);
+    let (arrival, loss) = peaks.get(l.link.index()).copied().unwrap_or_default();
     acc.push("peak_arrival_bps", arrival);
     acc.push("peak_loss_frac", loss);
 }
@@ -240,11 +240,12 @@ pub fn summary_rows(set: &RunSet) -> Vec<SummaryRow> {
         for (g, flows) in &by_group {
             group_metrics(run, flows, groups.entry(*g).or_default());
         }
+        let peaks = link_peaks(run);
         for l in &run.links {
             let (_, acc) = links
                 .entry(l.link)
                 .or_insert_with(|| (set.link_label(l), Acc::default()));
-            link_acc(run, l, acc);
+            link_acc(run, l, &peaks, acc);
         }
         let wall = set.wall_secs.get(i).copied();
         run_acc.push("events", Some(run.events as f64));
@@ -312,9 +313,10 @@ pub fn run_metrics(set: &RunSet, i: usize) -> Vec<MetricValue> {
         group_metrics(run, flows, &mut acc);
         emit("group", &set.meta.group_name(*g), acc);
     }
+    let peaks = link_peaks(run);
     for l in &run.links {
         let mut acc = Acc::default();
-        link_acc(run, l, &mut acc);
+        link_acc(run, l, &peaks, &mut acc);
         emit("link", &set.link_label(l), acc);
     }
     let mut acc = Acc::default();
