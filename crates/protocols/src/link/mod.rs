@@ -12,6 +12,7 @@ pub mod droptail;
 pub mod emkc;
 pub mod interval;
 pub mod jetmax;
+pub mod jetmax_stamp;
 pub mod kelly;
 pub mod load_based;
 pub mod persistent_queue;
