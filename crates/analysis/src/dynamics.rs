@@ -142,18 +142,46 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
     }
 }
 
-/// A link's peaks over the whole run, from the `link_rate` series:
-/// `(peak_arrival_bps, peak_loss_frac)`, the largest input rate and the
-/// largest fraction of the arriving bytes dropped at the queue, per sampling
-/// interval (the per-interval loss of seed 002's Fig. 29 when the interval is
-/// RCP's 10 ms).
-pub type LinkPeaks = (Option<f64>, Option<f64>);
+/// What one link's sampled `link_rate` series says (see [`link_peaks`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct LinkPeaks {
+    /// `peak_arrival_bps`: the largest input rate per sampling interval over
+    /// the whole run.
+    pub arrival: Option<f64>,
+    /// `peak_loss_frac`: the largest fraction of the arriving bytes dropped
+    /// at the queue per sampling interval over the whole run (the
+    /// per-interval loss of seed 002's Fig. 29 when the interval is RCP's
+    /// 10 ms).
+    pub loss: Option<f64>,
+    /// Samples of the departure rate in the measurement window, their mean
+    /// and sum of squared deviations (Welford).
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl LinkPeaks {
+    /// The variance (population, bits^2/s^2) of the departure rate sampled
+    /// in the window; `None` without samples. Over `C^2` it is the variance
+    /// of the sampled utilisation (seed 002's Fig. 40: "< 10^-3").
+    pub fn rate_var(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.m2 / self.n as f64)
+    }
+
+    fn sample_rate(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+}
 
 /// Every link's [`LinkPeaks`] in `run`, indexed by link id, from one pass
-/// over the series (a link without samples has `(None, None)`; so does an
-/// id past the end of the vector).
+/// over the series (a link without samples has the default; so does an id
+/// past the end of the vector).
 pub fn link_peaks(run: &RunOutput) -> Vec<LinkPeaks> {
-    let mut peaks: Vec<LinkPeaks> = vec![(None, None); run.links.len()];
+    let window_start = run.end_secs - run.window_secs;
+    let mut peaks: Vec<LinkPeaks> = vec![LinkPeaks::default(); run.links.len()];
     for p in &run.series {
         let Subject::Link(link) = p.subject else {
             continue;
@@ -163,11 +191,18 @@ pub fn link_peaks(run: &RunOutput) -> Vec<LinkPeaks> {
         }
         let i = link.index();
         if peaks.len() <= i {
-            peaks.resize(i + 1, (None, None));
+            peaks.resize(i + 1, LinkPeaks::default());
         }
+        let lp = &mut peaks[i];
         let slot = match p.metric {
-            "arrival_bps" => &mut peaks[i].0,
-            "loss_frac" => &mut peaks[i].1,
+            "arrival_bps" => &mut lp.arrival,
+            "loss_frac" => &mut lp.loss,
+            "rate_bps" => {
+                if p.time > window_start {
+                    lp.sample_rate(p.value);
+                }
+                continue;
+            }
             _ => continue,
         };
         *slot = Some(slot.map_or(p.value, |v: f64| v.max(p.value)));
@@ -283,6 +318,19 @@ mod tests {
     }
 
     #[test]
+    fn the_rate_variance_is_over_the_window_samples_only() {
+        // Window (5, 10] s: departure rates 4, 6, 8 (variance 8/3); the
+        // 100 at 2 s is before the window.
+        let mut r = run(&[]);
+        let l = Subject::Link(LinkId(0));
+        for (t, v) in [(2.0, 100.0), (6.0, 4.0), (7.0, 6.0), (8.0, 8.0)] {
+            r.series.push(SeriesPoint::new(t, l, "rate_bps", v));
+        }
+        let var = link_peaks(&r)[0].rate_var().unwrap();
+        assert!((var - 8.0 / 3.0).abs() < 1e-12, "{var}");
+    }
+
+    #[test]
     fn link_peaks_are_the_largest_sampled_input_and_loss() {
         let mut r = run(&[]);
         let l = Subject::Link(LinkId(1));
@@ -302,8 +350,12 @@ mod tests {
             0.9,
         ));
         let peaks = link_peaks(&r);
-        assert_eq!(peaks[1], (Some(30.0), Some(0.66)));
-        assert_eq!(peaks[0], (None, Some(0.9)));
-        assert_eq!(peaks.get(2).copied().unwrap_or_default(), (None, None));
+        assert_eq!((peaks[1].arrival, peaks[1].loss), (Some(30.0), Some(0.66)));
+        assert_eq!((peaks[0].arrival, peaks[0].loss), (None, Some(0.9)));
+        assert_eq!(
+            peaks.get(2).copied().unwrap_or_default(),
+            LinkPeaks::default()
+        );
+        assert_eq!(peaks[1].rate_var(), None);
     }
 }

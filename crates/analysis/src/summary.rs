@@ -24,7 +24,9 @@
 //!   (`utilisation`, `backlog_p99_pkts`, `backlog_lt2_frac`, `drop_early_pkts`,
 //!   `jain`, ...) and, with
 //!   the `link_rate` series, `peak_arrival_bps` and `peak_loss_frac` (whole run,
-//!   per sampling interval, [`crate::dynamics::link_peaks`]);
+//!   per sampling interval, [`crate::dynamics::link_peaks`]) and
+//!   `utilisation_var` (the variance of the sampled utilisation in the
+//!   window, seed 002's Fig. 40);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
 //!
 //! `n` counts the replications in which the metric is defined (a group with no
@@ -219,9 +221,15 @@ fn link_acc(run: &RunOutput, l: &LinkReport, peaks: &[LinkPeaks], acc: &mut Acc)
     for (m, v) in link_metrics(l, link_jain(run, l)) {
         acc.push(&m, v.value());
     }
-    let (arrival, loss) = peaks.get(l.link.index()).copied().unwrap_or_default();
-    acc.push("peak_arrival_bps", arrival);
-    acc.push("peak_loss_frac", loss);
+    let lp = peaks.get(l.link.index()).copied().unwrap_or_default();
+    acc.push("peak_arrival_bps", lp.arrival);
+    acc.push("peak_loss_frac", lp.loss);
+    acc.push(
+        "utilisation_var",
+        lp.rate_var()
+            .filter(|_| l.capacity_bps > 0.0)
+            .map(|v| v / (l.capacity_bps * l.capacity_bps)),
+    );
 }
 
 /// The summary as plain rows: groups (by id), then links (by id), then the run.
