@@ -142,9 +142,9 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
     }
 }
 
-/// What one link's sampled `link_rate` series says (see [`link_peaks`]).
+/// What one link's sampled `link_rate` series says (see [`link_series_stats`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct LinkPeaks {
+pub struct LinkSeriesStats {
     /// `peak_arrival_bps`: the largest input rate per sampling interval over
     /// the whole run.
     pub arrival: Option<f64>,
@@ -160,7 +160,7 @@ pub struct LinkPeaks {
     m2: f64,
 }
 
-impl LinkPeaks {
+impl LinkSeriesStats {
     /// The variance (population, bits^2/s^2) of the departure rate sampled
     /// in the window; `None` without samples. Over `C^2` it is the variance
     /// of the sampled utilisation (seed 002's Fig. 40: "< 10^-3").
@@ -176,12 +176,12 @@ impl LinkPeaks {
     }
 }
 
-/// Every link's [`LinkPeaks`] in `run`, indexed by link id, from one pass
+/// Every link's [`LinkSeriesStats`] in `run`, indexed by link id, from one pass
 /// over the series (a link without samples has the default; so does an id
 /// past the end of the vector).
-pub fn link_peaks(run: &RunOutput) -> Vec<LinkPeaks> {
+pub fn link_series_stats(run: &RunOutput) -> Vec<LinkSeriesStats> {
     let window_start = run.end_secs - run.window_secs;
-    let mut peaks: Vec<LinkPeaks> = vec![LinkPeaks::default(); run.links.len()];
+    let mut peaks: Vec<LinkSeriesStats> = vec![LinkSeriesStats::default(); run.links.len()];
     for p in &run.series {
         let Subject::Link(link) = p.subject else {
             continue;
@@ -191,7 +191,7 @@ pub fn link_peaks(run: &RunOutput) -> Vec<LinkPeaks> {
         }
         let i = link.index();
         if peaks.len() <= i {
-            peaks.resize(i + 1, LinkPeaks::default());
+            peaks.resize(i + 1, LinkSeriesStats::default());
         }
         let lp = &mut peaks[i];
         let slot = match p.metric {
@@ -326,7 +326,7 @@ mod tests {
         for (t, v) in [(2.0, 100.0), (6.0, 4.0), (7.0, 6.0), (8.0, 8.0)] {
             r.series.push(SeriesPoint::new(t, l, "rate_bps", v));
         }
-        let var = link_peaks(&r)[0].rate_var().unwrap();
+        let var = link_series_stats(&r)[0].rate_var().unwrap();
         assert!((var - 8.0 / 3.0).abs() < 1e-12, "{var}");
     }
 
@@ -349,12 +349,12 @@ mod tests {
             "loss_frac",
             0.9,
         ));
-        let peaks = link_peaks(&r);
+        let peaks = link_series_stats(&r);
         assert_eq!((peaks[1].arrival, peaks[1].loss), (Some(30.0), Some(0.66)));
         assert_eq!((peaks[0].arrival, peaks[0].loss), (None, Some(0.9)));
         assert_eq!(
             peaks.get(2).copied().unwrap_or_default(),
-            LinkPeaks::default()
+            LinkSeriesStats::default()
         );
         assert_eq!(peaks[1].rate_var(), None);
     }

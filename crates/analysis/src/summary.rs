@@ -24,7 +24,7 @@
 //!   (`utilisation`, `backlog_p99_pkts`, `backlog_lt2_frac`, `drop_early_pkts`,
 //!   `jain`, ...) and, with
 //!   the `link_rate` series, `peak_arrival_bps` and `peak_loss_frac` (whole run,
-//!   per sampling interval, [`crate::dynamics::link_peaks`]) and
+//!   per sampling interval, [`crate::dynamics::link_series_stats`]) and
 //!   `utilisation_var` (the variance of the sampled utilisation in the
 //!   window, seed 002's Fig. 40);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
@@ -38,7 +38,7 @@ use std::collections::BTreeMap;
 use polars::prelude::{DataFrame, PolarsResult};
 use sim_core::{FlowReport, GroupId, LinkId, LinkReport, RunOutput};
 
-use crate::dynamics::{group_dynamics, group_send_rate, link_peaks, LinkPeaks};
+use crate::dynamics::{group_dynamics, group_send_rate, link_series_stats, LinkSeriesStats};
 use crate::stats::{jain, Summary};
 use crate::tables::{col, finite, link_jain, link_metrics, RunSet};
 
@@ -216,8 +216,8 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
 }
 
 /// The per-replication metrics of link `l` in `run`: the links table's columns,
-/// then its peaks from the sampled series (`peaks`, [`link_peaks`] of the run).
-fn link_acc(run: &RunOutput, l: &LinkReport, peaks: &[LinkPeaks], acc: &mut Acc) {
+/// then its peaks from the sampled series (`peaks`, [`link_series_stats`] of the run).
+fn link_acc(run: &RunOutput, l: &LinkReport, peaks: &[LinkSeriesStats], acc: &mut Acc) {
     for (m, v) in link_metrics(l, link_jain(run, l)) {
         acc.push(&m, v.value());
     }
@@ -248,7 +248,7 @@ pub fn summary_rows(set: &RunSet) -> Vec<SummaryRow> {
         for (g, flows) in &by_group {
             group_metrics(run, flows, groups.entry(*g).or_default());
         }
-        let peaks = link_peaks(run);
+        let peaks = link_series_stats(run);
         for l in &run.links {
             let (_, acc) = links
                 .entry(l.link)
@@ -321,7 +321,7 @@ pub fn run_metrics(set: &RunSet, i: usize) -> Vec<MetricValue> {
         group_metrics(run, flows, &mut acc);
         emit("group", &set.meta.group_name(*g), acc);
     }
-    let peaks = link_peaks(run);
+    let peaks = link_series_stats(run);
     for l in &run.links {
         let mut acc = Acc::default();
         link_acc(run, l, &peaks, &mut acc);

@@ -144,116 +144,64 @@ mod tests {
     #[test]
     fn close_loads_keep_the_current_bottleneck_or_take_the_smaller_share() {
         let st = |p: f64, g: f64, current: bool| Stamp { p, g, current };
-        let tol = 0.05;
-        // Clearly different loads: the larger loss wins, shares aside
-        // (unless the current bottleneck holds, below).
-        assert!(stamp_wins(
-            st(-0.28, 9e6, false),
-            st(-0.40, 1e6, false),
-            tol
-        ));
-        assert!(!stamp_wins(
-            st(-0.40, 1e6, false),
-            st(-0.28, 9e6, false),
-            tol
-        ));
-        assert!(stamp_wins(st(-0.28, 1e6, false), st(-0.40, 9e6, true), tol));
-        // Loads 0.781 and 0.769 (p -0.28 and -0.30), not both zero: the
-        // flow's current bottleneck wins either way ...
-        assert!(stamp_wins(st(-0.28, 9e6, true), st(-0.30, 1e6, false), tol));
-        assert!(!stamp_wins(
-            st(-0.28, 1e6, false),
-            st(-0.30, 9e6, true),
-            tol
-        ));
-        // ... and between two others the smaller share, then the larger
-        // loss; a full tie leaves the upstream stamp.
-        assert!(stamp_wins(
-            st(-0.28, 1e6, false),
-            st(-0.30, 9e6, false),
-            tol
-        ));
-        assert!(stamp_wins(
-            st(-0.28, 9e6, false),
-            st(-0.30, 9e6, false),
-            tol
-        ));
-        assert!(!stamp_wins(
-            st(-0.30, 9e6, false),
-            st(-0.30, 9e6, false),
-            tol
-        ));
-        // Start-up: p = -124 and -92.75 are loads 0.008 and 0.011, one
-        // packet apart: the current bottleneck keeps the stamp.
-        assert!(!stamp_wins(
-            st(-92.75, 9e6, false),
-            st(-124.0, 9e6, true),
-            tol
-        ));
-        // Start-up, before either router has a responsive flow (both
-        // shares +inf): the larger loss, as eq. 136. E6.2's first packet
-        // sees p = -3724 at R1 (400 Mb/s) and -999 at R2 (100 Mb/s); R2,
-        // the link the flow fills first, must win (R1 kept it as the
-        // upstream stamp, and the flow ramped on R1's 745-Mb/s share into
-        // 401 drops at R2).
         let inf = f64::INFINITY;
-        assert!(stamp_wins(
-            st(-999.0, inf, false),
-            st(-3724.0, inf, false),
-            tol
-        ));
-        assert!(!stamp_wins(
-            st(-3724.0, inf, false),
-            st(-999.0, inf, false),
-            tol
-        ));
-        // Both zero (eq. 136): the smaller share, whoever is current.
-        assert!(stamp_wins(st(0.01, 1e6, false), st(-0.02, 9e6, true), tol));
-        assert!(!stamp_wins(st(0.01, 9e6, true), st(-0.02, 1e6, false), tol));
-        // The current bottleneck, underfilled (p = -0.2), keeps the stamp
-        // against a full router (p = 0.002, zero band) with a larger
-        // share, and against one slightly over (0.04 <= tol) ...
-        assert!(stamp_wins(
-            st(-0.2, 3.3e6, true),
-            st(0.002, 2e7, false),
-            tol
-        ));
-        assert!(!stamp_wins(
-            st(0.04, 2e7, false),
-            st(-0.2, 3.3e6, true),
-            tol
-        ));
-        // ... but not against an overloaded one, one with a smaller share,
-        // or one without responsive flows (g = +inf).
-        assert!(stamp_wins(st(0.06, 2e7, false), st(-0.2, 3.3e6, true), tol));
-        assert!(stamp_wins(
-            st(0.002, 3e6, false),
-            st(-0.2, 3.3e6, true),
-            tol
-        ));
-        assert!(stamp_wins(
-            st(0.0, f64::INFINITY, false),
-            st(-0.1, 1.66e8, true),
-            tol
-        ));
-        // An underloaded router without responsive flows (p < -tol, g =
-        // +inf) is nobody's bottleneck: the current one keeps the stamp
-        // although its load (0.77) is the smaller.
-        assert!(!stamp_wins(
-            st(-0.1, f64::INFINITY, false),
-            st(-0.3, 5e6, true),
-            tol
-        ));
-        assert!(stamp_wins(
-            st(-0.3, 5e6, true),
-            st(-0.1, f64::INFINITY, false),
-            tol
-        ));
-        // An empty interval (p = -inf, load 0) against a loaded one.
-        assert!(!stamp_wins(
-            st(f64::NEG_INFINITY, 9e6, true),
-            st(-0.5, 9e6, false),
-            tol
-        ));
+        // (router's stamp, header's stamp, whether the router's wins),
+        // tolerance 0.05.
+        #[rustfmt::skip]
+        let cases = [
+            // Clearly different loads: the larger loss wins, shares aside
+            // (unless the current bottleneck holds, below).
+            (st(-0.28, 9e6, false), st(-0.40, 1e6, false), true),
+            (st(-0.40, 1e6, false), st(-0.28, 9e6, false), false),
+            (st(-0.28, 1e6, false), st(-0.40, 9e6, true), true),
+            // Loads 0.781 and 0.769 (p -0.28 and -0.30), not both zero: the
+            // flow's current bottleneck wins either way ...
+            (st(-0.28, 9e6, true), st(-0.30, 1e6, false), true),
+            (st(-0.28, 1e6, false), st(-0.30, 9e6, true), false),
+            // ... and between two others the smaller share, then the larger
+            // loss; a full tie leaves the upstream stamp.
+            (st(-0.28, 1e6, false), st(-0.30, 9e6, false), true),
+            (st(-0.28, 9e6, false), st(-0.30, 9e6, false), true),
+            (st(-0.30, 9e6, false), st(-0.30, 9e6, false), false),
+            // Start-up: p = -124 and -92.75 are loads 0.008 and 0.011, one
+            // packet apart: the current bottleneck keeps the stamp.
+            (st(-92.75, 9e6, false), st(-124.0, 9e6, true), false),
+            // Start-up, before either router has a responsive flow (both
+            // shares +inf): the larger loss, as eq. 136. E6.2's first packet
+            // sees p = -3724 at R1 (400 Mb/s) and -999 at R2 (100 Mb/s); R2,
+            // the link the flow fills first, must win (R1 kept it as the
+            // upstream stamp, and the flow ramped on R1's 745-Mb/s share
+            // into 401 drops at R2).
+            (st(-999.0, inf, false), st(-3724.0, inf, false), true),
+            (st(-3724.0, inf, false), st(-999.0, inf, false), false),
+            // Both zero (eq. 136): the smaller share, whoever is current.
+            (st(0.01, 1e6, false), st(-0.02, 9e6, true), true),
+            (st(0.01, 9e6, true), st(-0.02, 1e6, false), false),
+            // The current bottleneck, underfilled (p = -0.2), keeps the stamp
+            // against a full router (p = 0.002, zero band) with a larger
+            // share, and against one slightly over (0.04 <= tol) ...
+            (st(-0.2, 3.3e6, true), st(0.002, 2e7, false), true),
+            (st(0.04, 2e7, false), st(-0.2, 3.3e6, true), false),
+            // ... but not against an overloaded one, one with a smaller
+            // share, or one without responsive flows (g = +inf) in the zero
+            // band.
+            (st(0.06, 2e7, false), st(-0.2, 3.3e6, true), true),
+            (st(0.002, 3e6, false), st(-0.2, 3.3e6, true), true),
+            (st(0.0, inf, false), st(-0.1, 1.66e8, true), true),
+            // An underloaded router without responsive flows (p < -tol, g =
+            // +inf) is nobody's bottleneck: the current one keeps the stamp
+            // although its load (0.77) is the smaller.
+            (st(-0.1, inf, false), st(-0.3, 5e6, true), false),
+            (st(-0.3, 5e6, true), st(-0.1, inf, false), true),
+            // An empty interval (p = -inf, load 0) against a loaded one.
+            (st(f64::NEG_INFINITY, 9e6, true), st(-0.5, 9e6, false), false),
+        ];
+        for (i, (mine, header, wins)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                stamp_wins(mine, header, 0.05),
+                wins,
+                "case {i}: {mine:?} vs {header:?}"
+            );
+        }
     }
 }
