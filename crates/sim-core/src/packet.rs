@@ -188,6 +188,9 @@ pub struct JetMaxHeader {
     pub rc: u8,
     /// R_S: hop number of the suggested bottleneck (0: none).
     pub rs: u8,
+    /// Some router on the path declined the proposed rates of its last
+    /// interval (`y+ >= gamma C`): the flags byte of Fig. 35(b).
+    pub declined: bool,
 }
 
 /// The congestion-control header a packet carries; its variant is the header

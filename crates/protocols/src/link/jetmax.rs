@@ -10,10 +10,13 @@
 //! - [PAPER] at the end of each interval Delta (default 100 ms):
 //!   `N = Nsum / Delta` (eq. 148), `y+ = (w+ + u+)/Delta`,
 //!   `p+ = 1 - gamma C / y+` (eq. 135, 150), `g+ = (gamma C - u+/Delta) / N`
-//!   (eq. 133, 150). A source's proposal is approved iff `y+ < gamma C`,
-//!   i.e. iff the `p+` it gets back is negative: the verdict travels as the
-//!   sign of `p+` (the max over the path is negative iff every router on it
-//!   approves), so no flag bit is needed.
+//!   (eq. 133, 150). A router approves the proposals of its last interval
+//!   iff `y+ < gamma C`; every router with outputs sets the header's
+//!   `declined` flag (Fig. 35(b)'s flags byte) when it does not, whether or
+//!   not it stamps `p` and `g`. (Earlier sessions carried the verdict as
+//!   the sign of the stamped `p+`; the zero-band tie-break and the current
+//!   bottleneck's hold let a router with `p+` just below 0 stamp over one
+//!   just above it, whose decline was then lost.)
 //! - [PAPER] stamping: a router overwrites the header's `p`, `g` and sets
 //!   `R_S` to its own hop number (`R_C` after its increment, so that the
 //!   `R_C == R_T` test matches once the source adopts it) if its `p` is
@@ -34,8 +37,18 @@
 //!   it stamps only a header no router has stamped yet (`R_S = 0`), so
 //!   that such a flow alone on its path hears `g = gamma C`. No interval
 //!   has ended yet: no stamp.
-//! - [INFERRED] a packet's bytes count in one interval at most: `s+` is
-//!   scaled by `min(1, Delta / delta)`; a sparse responsive packet's gap
+//! - [INFERRED] a dense packet (`delta <= Delta`) stands for its flow over
+//!   `[t, t + delta)`: its gap and its `s+` are split between the interval
+//!   it arrives in and the next one in proportion. Counted whole where it
+//!   lands, a flow at 100 kb/s (1000-B packets, 80 ms apart) put one or two
+//!   packets in a 100-ms interval: `N` = 0.8 or 1.6 and `y+` = 0.8 or 1.6
+//!   times its proposal, so one flow alone on 10 Mb/s (RTT 93 ms) had its
+//!   first proposal of 10.3 Mb/s approved (the random single-link test of
+//!   tests/zhang_props.rs that asserts "never above gamma C"), and E6.5's
+//!   first step used a 1.25 gamma C share. A rate change leaves one
+//!   packet's worth of overlap (a rise) or hole (a fall) behind.
+//! - [INFERRED] a sparse packet's bytes count in one interval at most: `s+` is
+//!   scaled by `Delta / delta`; a sparse responsive packet's gap
 //!   (`delta > Delta`) covers the rest of its arrival interval and the
 //!   next ones (up to 64), as the flow does until its next packet.
 //!   Eq. 148 sums gaps that tile the interval; counted whole in the
@@ -216,6 +229,10 @@ pub struct JetMax {
     /// Parts of sparse responsive packets' gaps due in the next
     /// intervals (front = the next interval).
     carry: VecDeque<f64>,
+    /// Parts of dense packets' proposed bytes due in the next interval
+    /// (responsive, unresponsive).
+    next_w: f64,
+    next_u: f64,
     /// Last interval's outputs; `None` before the first.
     out: Option<Outputs>,
     seq: u16,
@@ -246,6 +263,8 @@ impl JetMax {
             arrived: 0.0,
             excess: 0.0,
             carry: VecDeque::new(),
+            next_w: 0.0,
+            next_u: 0.0,
             out: None,
             seq: 0,
             clock: IntervalClock::default(),
@@ -284,8 +303,8 @@ impl JetMax {
             overloaded,
         ));
         self.seq = self.seq.wrapping_add(1);
-        self.w_plus = 0.0;
-        self.u_plus = 0.0;
+        self.w_plus = std::mem::take(&mut self.next_w);
+        self.u_plus = std::mem::take(&mut self.next_u);
         self.gaps = self.carry.pop_front().unwrap_or(0.0);
         self.arrived = 0.0;
     }
@@ -301,26 +320,47 @@ impl LinkAlgorithm for JetMax {
             return Verdict::Enqueue;
         };
         let gap = f64::from(h.gap);
-        // A packet's bytes count in one interval at most.
-        let clip = if gap > self.interval {
-            self.interval / gap
-        } else {
-            1.0
-        };
-        let s_plus = f64::from(h.size_plus) * clip;
-        if h.rc.wrapping_add(1) != h.rt {
+        let responsive = h.rc.wrapping_add(1) == h.rt;
+        let left = (self.interval - self.clock.elapsed(view.now)).max(0.0);
+        if gap <= self.interval {
+            // A dense packet stands for its flow over [now, now + gap): its
+            // gap and proposed bytes split between this interval and the
+            // next, so that a flow's packets tile the intervals whatever
+            // their phase.
+            let s_plus = f64::from(h.size_plus);
+            let (part, rest) = if gap > left && gap > 0.0 {
+                (left, gap - left)
+            } else {
+                (gap, 0.0)
+            };
+            let now_frac = if gap > 0.0 { part / gap } else { 1.0 };
+            if responsive {
+                self.w_plus += s_plus * now_frac;
+                self.next_w += s_plus * (1.0 - now_frac);
+                self.gaps += part;
+                if rest > 0.0 {
+                    if self.carry.is_empty() {
+                        self.carry.push_back(0.0);
+                    }
+                    self.carry[0] += rest;
+                }
+            } else {
+                self.u_plus += s_plus * now_frac;
+                self.next_u += s_plus * (1.0 - now_frac);
+            }
+            return Verdict::Enqueue;
+        }
+        // A sparse packet's bytes count in one interval at most.
+        let s_plus = f64::from(h.size_plus) * self.interval / gap;
+        if !responsive {
             self.u_plus += s_plus;
             return Verdict::Enqueue;
         }
         self.w_plus += s_plus;
-        if gap <= self.interval {
-            self.gaps += gap;
-            return Verdict::Enqueue;
-        }
         // A sparse packet's flow is one flow until its next packet: the
         // gap covers the rest of this interval and the next ones.
         let mut rest = gap;
-        let mut part = (self.interval - self.clock.elapsed(view.now)).max(0.0);
+        let mut part = left;
         self.gaps += part;
         rest -= part;
         for k in 0..SPREAD {
@@ -345,6 +385,8 @@ impl LinkAlgorithm for JetMax {
         let Some(o) = self.out else {
             return;
         };
+        // Every router votes on the proposals, whoever stamps.
+        h.declined |= o.p >= 0.0;
         let current = h.rc == h.rt;
         let mine = Stamp {
             p: o.p,
@@ -406,6 +448,7 @@ mod tests {
             rt,
             rc,
             rs: 0,
+            declined: false,
         });
         p
     }
