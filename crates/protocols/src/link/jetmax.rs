@@ -37,16 +37,18 @@
 //!   it stamps only a header no router has stamped yet (`R_S = 0`), so
 //!   that such a flow alone on its path hears `g = gamma C`. No interval
 //!   has ended yet: no stamp.
-//! - [INFERRED] a dense packet (`delta <= Delta`) stands for its flow over
-//!   `[t, t + delta)`: its gap and its `s+` are split between the interval
-//!   it arrives in and the next one in proportion. Counted whole where it
-//!   lands, a flow at 100 kb/s (1000-B packets, 80 ms apart) put one or two
-//!   packets in a 100-ms interval: `N` = 0.8 or 1.6 and `y+` = 0.8 or 1.6
-//!   times its proposal, so one flow alone on 10 Mb/s (RTT 93 ms) had its
-//!   first proposal of 10.3 Mb/s approved (the random single-link test of
-//!   tests/zhang_props.rs that asserts "never above gamma C"), and E6.5's
-//!   first step used a 1.25 gamma C share. A rate change leaves one
-//!   packet's worth of overlap (a rise) or hole (a fall) behind.
+//! - [INFERRED] a dense packet's (`delta <= Delta`) proposed bytes stand
+//!   for its flow's proposal over `[t, t + delta)`: `s+` is split between
+//!   the interval it arrives in and the next one in proportion. Counted
+//!   whole where it lands, a flow at 100 kb/s (1000-B packets, 80 ms apart)
+//!   put one or two packets in a 100-ms interval, `y+` = 0.8 or 1.6 times
+//!   its proposal, so one flow alone on 10 Mb/s (RTT 93 ms) had its first
+//!   proposal of 10.3 Mb/s approved (the random single-link test of
+//!   tests/zhang_props.rs that asserts "never above gamma C"). Its gap is
+//!   still counted whole in its arrival interval (eq. 148 as written):
+//!   spreading it too (tried) made `N` exact at 100 kb/s but turned a
+//!   converging case of `count_self` with tau = 1.51 (two flows, 52 Mb/s,
+//!   RTTs 328 / 128 ms) into a floor-to-64-Mb/s cycle, not investigated.
 //! - [INFERRED] a sparse packet's bytes count in one interval at most: `s+` is
 //!   scaled by `Delta / delta`; a sparse responsive packet's gap
 //!   (`delta > Delta`) covers the rest of its arrival interval and the
@@ -328,22 +330,12 @@ impl LinkAlgorithm for JetMax {
             // next, so that a flow's packets tile the intervals whatever
             // their phase.
             let s_plus = f64::from(h.size_plus);
-            let (part, rest) = if gap > left && gap > 0.0 {
-                (left, gap - left)
-            } else {
-                (gap, 0.0)
-            };
+            let part = if gap > left { left } else { gap };
             let now_frac = if gap > 0.0 { part / gap } else { 1.0 };
             if responsive {
                 self.w_plus += s_plus * now_frac;
                 self.next_w += s_plus * (1.0 - now_frac);
-                self.gaps += part;
-                if rest > 0.0 {
-                    if self.carry.is_empty() {
-                        self.carry.push_back(0.0);
-                    }
-                    self.carry[0] += rest;
-                }
+                self.gaps += gap;
             } else {
                 self.u_plus += s_plus * now_frac;
                 self.next_u += s_plus * (1.0 - now_frac);
