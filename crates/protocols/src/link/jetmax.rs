@@ -325,13 +325,12 @@ impl LinkAlgorithm for JetMax {
         let responsive = h.rc.wrapping_add(1) == h.rt;
         let left = (self.interval - self.clock.elapsed(view.now)).max(0.0);
         if gap <= self.interval {
-            // A dense packet stands for its flow over [now, now + gap): its
-            // gap and proposed bytes split between this interval and the
-            // next, so that a flow's packets tile the intervals whatever
-            // their phase.
+            // A dense packet's proposal stands for its flow over
+            // [now, now + gap): its proposed bytes split between this
+            // interval and the next, so that a flow's proposals tile the
+            // intervals whatever their phase; its gap counts here (eq. 148).
             let s_plus = f64::from(h.size_plus);
-            let part = if gap > left { left } else { gap };
-            let now_frac = if gap > 0.0 { part / gap } else { 1.0 };
+            let now_frac = if gap > 0.0 { gap.min(left) / gap } else { 1.0 };
             if responsive {
                 self.w_plus += s_plus * now_frac;
                 self.next_w += s_plus * (1.0 - now_frac);
