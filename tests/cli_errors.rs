@@ -186,6 +186,17 @@ fn newreno_rejects_a_zero_initial_window() {
 }
 
 #[test]
+fn a_pacing_jitter_outside_zero_one_is_rejected() {
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "cc = { kind = \"new_reno\" }\ntcp = { pacing_jitter = 1.0 }",
+        ),
+        &["flows[0].tcp.pacing_jitter", "0 <= pacing_jitter < 1"],
+    );
+}
+
+#[test]
 fn an_unknown_node_in_a_link_is_named() {
     assert_error(
         &with("from = \"a\"\nto = \"b\"", "from = \"x\"\nto = \"b\""),

@@ -25,6 +25,8 @@ pub struct Pacer {
     last: Option<(SimTime, u64)>,
     /// When the next packet may leave (`None`: not until the rate changes).
     next: Option<SimTime>,
+    /// The pending gap's jitter: the gap is `len / rate * (1 + stretch)`.
+    stretch: f64,
 }
 
 impl Pacer {
@@ -49,10 +51,14 @@ impl Pacer {
         self.next
     }
 
-    /// A packet of `len` bytes left at `now`; the controller's rate is `rate_bps`.
+    /// A packet of `len` bytes left at `now`; the controller's rate is
+    /// `rate_bps`; the gap after it is stretched by `1 + stretch` (the
+    /// transport's `pacing_jitter` draw, 0 for exact pacing), also when the
+    /// rate changes before it ends.
     #[inline]
-    pub fn sent(&mut self, now: SimTime, len: u64, rate_bps: f64) {
+    pub fn sent(&mut self, now: SimTime, len: u64, rate_bps: f64, stretch: f64) {
         self.last = Some((now, len));
+        self.stretch = stretch;
         self.set_rate(rate_bps);
     }
 
@@ -61,7 +67,8 @@ impl Pacer {
     pub fn set_rate(&mut self, rate_bps: f64) {
         self.next = match self.last {
             Some((at, len)) if rate_bps > 0.0 && rate_bps.is_finite() => {
-                let gap = SimDuration::from_secs_f64(len as f64 * 8.0 / rate_bps);
+                let gap =
+                    SimDuration::from_secs_f64(len as f64 * 8.0 / rate_bps * (1.0 + self.stretch));
                 Some(at.saturating_add(gap))
             }
             _ => None,
@@ -78,7 +85,7 @@ mod tests {
         let mut p = Pacer::new();
         assert!(p.ready(SimTime::ZERO));
         // 1000 B at 8 Mb/s: 1 ms.
-        p.sent(SimTime::ZERO, 1000, 8e6);
+        p.sent(SimTime::ZERO, 1000, 8e6, 0.0);
         assert_eq!(p.next_departure(), Some(SimTime::from_secs_f64(1e-3)));
         assert!(!p.ready(SimTime::from_secs_f64(0.999e-3)));
         assert!(p.ready(SimTime::from_secs_f64(1e-3)));
@@ -87,7 +94,7 @@ mod tests {
     #[test]
     fn a_rate_change_rederives_the_pending_gap_from_the_last_packet() {
         let mut p = Pacer::new();
-        p.sent(SimTime::from_secs_f64(1.0), 1000, 8e6);
+        p.sent(SimTime::from_secs_f64(1.0), 1000, 8e6, 0.0);
         p.set_rate(16e6);
         assert_eq!(p.next_departure(), Some(SimTime::from_secs_f64(1.0005)));
         p.set_rate(0.0);
@@ -98,11 +105,24 @@ mod tests {
     }
 
     #[test]
+    fn a_stretched_gap_stays_stretched_when_the_rate_changes() {
+        let mut p = Pacer::new();
+        // 1000 B at 8 Mb/s is 1 ms; stretched by 1 - 0.25 it is 0.75 ms.
+        p.sent(SimTime::ZERO, 1000, 8e6, -0.25);
+        assert_eq!(p.next_departure(), Some(SimTime::from_secs_f64(0.75e-3)));
+        p.set_rate(16e6);
+        assert_eq!(p.next_departure(), Some(SimTime::from_secs_f64(0.375e-3)));
+        // The next packet draws afresh.
+        p.sent(SimTime::from_secs_f64(1e-3), 1000, 8e6, 0.0);
+        assert_eq!(p.next_departure(), Some(SimTime::from_secs_f64(2e-3)));
+    }
+
+    #[test]
     fn rate_zero_before_any_packet_still_lets_the_first_one_go() {
         let mut p = Pacer::new();
         p.set_rate(0.0);
         assert!(p.ready(SimTime::ZERO));
-        p.sent(SimTime::ZERO, 1000, 0.0);
+        p.sent(SimTime::ZERO, 1000, 0.0, 0.0);
         assert!(!p.ready(SimTime::from_secs_f64(1e9)));
     }
 }

@@ -55,6 +55,7 @@
 //! (section 4.1/4.2), pacing of window-based controllers, window validation
 //! (RFC 7661).
 
+use rand::Rng;
 use sim_core::{
     AckInfo, Congestion, Controller, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags, HeaderFamily,
     Packet, PacketKind, ParamError, Probe, RouteId, SimDuration, SimTime,
@@ -72,6 +73,8 @@ pub struct WindowSender {
     dupthresh: u32,
     /// Repair losses ([`TcpConfig::reliable`]); false: never retransmit.
     reliable: bool,
+    /// `TcpConfig::pacing_jitter`.
+    pacing_jitter: f64,
     ecn: bool,
     /// How ECN marks reach the controller (asked of it once, at build time).
     feedback: EcnFeedback,
@@ -134,6 +137,7 @@ impl WindowSender {
             end: size.unwrap_or(u64::MAX),
             dupthresh: cfg.dupack_threshold,
             reliable: cfg.reliable,
+            pacing_jitter: cfg.pacing_jitter,
             ecn: cfg.ecn,
             rwnd: cfg.rwnd_pkts.map_or(u64::MAX, |w| u64::from(w) * mss),
             pacer,
@@ -264,7 +268,12 @@ impl WindowSender {
         self.cc.stamp(ctx.now(), len as u32, &mut p.cc);
         ctx.send(p);
         if let Some(pacer) = &mut self.pacer {
-            pacer.sent(ctx.now(), len, self.cc.rate().unwrap_or(0.0));
+            let stretch = if self.pacing_jitter > 0.0 {
+                self.pacing_jitter * ctx.rng().random_range(-1.0..=1.0)
+            } else {
+                0.0
+            };
+            pacer.sent(ctx.now(), len, self.cc.rate().unwrap_or(0.0), stretch);
         }
         len
     }
