@@ -97,7 +97,7 @@ proptest! {
         let (mut lo, mut hi) = (0.0f64, 0.0f64);
         for (i, &q) in samples.iter().enumerate() {
             let now = SimTime::from_ps(1_000_000 * i as u64);
-            r.on_arrival(&pkt(1000), &view(now, q, SimTime::from_ps(u64::MAX / 2)), &mut rng);
+            r.on_arrival(&mut pkt(1000), &view(now, q, SimTime::from_ps(u64::MAX / 2)), &mut rng);
             lo = lo.min(f64::from(q));
             hi = hi.max(f64::from(q));
             let avg = r.avg();
@@ -127,7 +127,7 @@ proptest! {
             let in_period = vq.in_marking_period_at(now);
             prop_assert!(before >= 0.0);
             let fits = before + f64::from(size) <= vq.limit_bytes();
-            let v = vq.on_arrival(&pkt(size), &view(now, 0, SimTime::ZERO), &mut rng);
+            let v = vq.on_arrival(&mut pkt(size), &view(now, 0, SimTime::ZERO), &mut rng);
             if fits && (!in_period || overflow_only) {
                 prop_assert_eq!(v, Verdict::Enqueue);
             }

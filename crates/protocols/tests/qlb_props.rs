@@ -99,7 +99,7 @@ proptest! {
             let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
             let mut big = data();
             big.size = u32::try_from(bytes.max(1)).unwrap_or(u32::MAX);
-            l.on_arrival(&big, &view(SimTime::ZERO, c_bps), &mut rng);
+            l.on_arrival(&mut big, &view(SimTime::ZERO, c_bps), &mut rng);
             l.on_timer(&view(SimTime::from_secs_f64(1.0), c_bps), &mut ctl);
             path.push((l, c_bps));
         }

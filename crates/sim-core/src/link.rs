@@ -156,9 +156,11 @@ pub struct LinkControl {
 /// Hooks are called by the engine in simulated-time order. `on_arrival` is on the
 /// per-packet path: keep it cheap and allocation-free.
 pub trait LinkAlgorithm: Send {
-    /// Decide what happens to `pkt`, which is arriving at the queue described by `view`.
-    /// `rng` is the algorithm's own stream (`rng.get()` creates it on first use).
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict;
+    /// Decide what happens to `pkt`, which is arriving at the queue described by `view`;
+    /// an algorithm that feeds back what it measured at arrival (EMKC's price)
+    /// may stamp the packet's header here. `rng` is the algorithm's own stream
+    /// (`rng.get()` creates it on first use).
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict;
 
     /// `pkt` leaves the queue for the serializer: stamp feedback into its header.
     /// Called only if [`LinkAlgorithm::stamps_departures`] returns true.

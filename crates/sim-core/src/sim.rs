@@ -587,7 +587,9 @@ impl Simulator {
         let link = &mut self.links[l.index()];
         link.arrived.add(pkt.size);
         let view = link.view(l, now);
-        let verdict = link.algo.on_arrival(&pkt, &view, &mut link.cold.algo_rng);
+        let verdict = link
+            .algo
+            .on_arrival(&mut pkt, &view, &mut link.cold.algo_rng);
         let drop = match verdict {
             Verdict::Enqueue => None,
             Verdict::Mark(r) if pkt.ecn.is_capable() => {

@@ -25,7 +25,7 @@ struct RandomMarker {
     seen: Arc<Mutex<Decisions>>,
 }
 impl LinkAlgorithm for RandomMarker {
-    fn on_arrival(&mut self, p: &Packet, _: &LinkView, rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, p: &mut Packet, _: &LinkView, rng: &mut LazyRng) -> Verdict {
         if rng.get().random::<f64>() >= self.q {
             return Verdict::Enqueue;
         }

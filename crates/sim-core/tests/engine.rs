@@ -152,7 +152,7 @@ struct Shrinker {
     fired: Arc<Mutex<Vec<SimTime>>>,
 }
 impl LinkAlgorithm for Shrinker {
-    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, _: &mut Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
         Verdict::Enqueue
     }
     fn on_start(&mut self, view: &LinkView, ctl: &mut LinkControl) {

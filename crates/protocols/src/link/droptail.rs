@@ -11,7 +11,7 @@ pub struct DropTail;
 
 impl LinkAlgorithm for DropTail {
     #[inline]
-    fn on_arrival(&mut self, _pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, _pkt: &mut Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         Verdict::Enqueue
     }
 }
@@ -31,6 +31,9 @@ mod tests {
         };
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
-        assert_eq!(DropTail.on_arrival(&pkt, &view, &mut rng), Verdict::Enqueue);
+        assert_eq!(
+            DropTail.on_arrival(&mut pkt, &view, &mut rng),
+            Verdict::Enqueue
+        );
     }
 }

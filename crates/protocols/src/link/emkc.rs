@@ -27,8 +27,16 @@
 //!   share the queue are load, as they are for XCP and RCP; T4's crossing
 //!   ACK paths measured 8,400 drops in 150 s when they were left out), but
 //!   only data packets are stamped and carry a carried RTT; an ACK carries
-//!   its data packet's echoed header untouched. Stamping
-//!   happens as the packet leaves the queue, with the price in force then.
+//!   its data packet's echoed header untouched.
+//! - [PAPER §4.2] a packet is stamped as it arrives ("for each packet
+//!   arriving within the current interval Delta, the router inserts ... the
+//!   feedback computed during the previous interval"), where its bytes
+//!   count in S, so the first packet stamped with a new price is the first
+//!   of the new interval and the proper reference's byte span (eq. 124) is
+//!   exactly the interval's arrivals. Until issue 6's session 17 it was
+//!   stamped on departure, which shifted that span by the queueing delay
+//!   and made one flow oscillate at beta = 1.6 (zhang README, suspected
+//!   issue 15).
 //! - The rate is in bytes/s inside the router; the header's `p` is
 //!   unitless and `delta` is in seconds.
 
@@ -167,20 +175,10 @@ impl Emkc {
         self.bytes = 0.0;
         self.rtt_max = 0.0;
     }
-}
 
-impl LinkAlgorithm for Emkc {
-    fn on_arrival(&mut self, pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
-        self.bytes += f64::from(pkt.size);
-        if pkt.kind == PacketKind::Data {
-            if let CcHeader::Mkc(h) = &pkt.cc {
-                self.rtt_max = self.rtt_max.max(f64::from(h.rtt));
-            }
-        }
-        Verdict::Enqueue
-    }
-
-    fn on_departure(&mut self, pkt: &mut Packet, view: &LinkView) {
+    /// Write this router's price into data packet `pkt` if it is the
+    /// path's largest so far (or add it, for Kelly).
+    fn stamp(&self, pkt: &mut Packet, view: &LinkView) {
         let (PacketKind::Data, CcHeader::Mkc(h), Some(p)) = (pkt.kind, &mut pkt.cc, self.price)
         else {
             return;
@@ -207,9 +205,18 @@ impl LinkAlgorithm for Emkc {
             }
         }
     }
+}
 
-    fn stamps_departures(&self) -> bool {
-        true
+impl LinkAlgorithm for Emkc {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+        self.bytes += f64::from(pkt.size);
+        if pkt.kind == PacketKind::Data {
+            if let CcHeader::Mkc(h) = &pkt.cc {
+                self.rtt_max = self.rtt_max.max(f64::from(h.rtt));
+            }
+            self.stamp(pkt, view);
+        }
+        Verdict::Enqueue
     }
 
     fn on_start(&mut self, view: &LinkView, ctl: &mut LinkControl) {
@@ -261,7 +268,11 @@ mod tests {
     fn run_interval(r: &mut Emkc, bytes: u32, end: f64) {
         let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
         for _ in 0..bytes / 1000 {
-            r.on_arrival(&mkc_data(1000, f64::NEG_INFINITY), &view(end, 0), &mut rng);
+            r.on_arrival(
+                &mut mkc_data(1000, f64::NEG_INFINITY),
+                &view(end, 0),
+                &mut rng,
+            );
         }
         let mut ctl = LinkControl {
             next_timer: None,
@@ -301,17 +312,17 @@ mod tests {
         let mut r = Emkc::new(&EmkcConfig::default(), &test_ctx(C_BPS)).unwrap();
         // No price yet: the header is untouched.
         let mut p = mkc_data(1000, f64::NEG_INFINITY);
-        r.on_departure(&mut p, &view(0.0, 4));
+        r.stamp(&mut p, &view(0.0, 4));
         assert_eq!(p, mkc_data(1000, f64::NEG_INFINITY));
         run_interval(&mut r, 250_000, 0.1); // 2.5 MB/s on 1.25: p = 0.5
         let mut p = mkc_data(1000, f64::NEG_INFINITY);
-        r.on_departure(&mut p, &view(0.1, 4));
+        r.stamp(&mut p, &view(0.1, 4));
         let CcHeader::Mkc(h) = p.cc else { panic!() };
         assert_eq!((h.p, h.id, h.seq), (0.5, 5, 1));
         assert!((f64::from(h.delta) - 0.1).abs() < 1e-7);
         // A more congested upstream router keeps its stamp.
         let mut p = mkc_data(1000, 0.7);
-        r.on_departure(&mut p, &view(0.1, 4));
+        r.stamp(&mut p, &view(0.1, 4));
         let CcHeader::Mkc(h) = p.cc else { panic!() };
         assert_eq!((h.p, h.id), (0.7, 0));
     }
@@ -327,7 +338,7 @@ mod tests {
         .unwrap();
         run_interval(&mut r, 250_000, 0.1);
         let mut p = mkc_data(1000, 0.25);
-        r.on_departure(&mut p, &view(0.1, 0));
+        r.stamp(&mut p, &view(0.1, 0));
         let CcHeader::Mkc(h) = p.cc else { panic!() };
         assert_eq!(h.p, 0.75);
     }

@@ -314,7 +314,7 @@ impl JetMax {
 }
 
 impl LinkAlgorithm for JetMax {
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         self.arrived += f64::from(pkt.size);
         let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &pkt.cc) else {
             // Bytes without a JetMax header (ACKs, other traffic) are
@@ -575,7 +575,7 @@ mod tests {
         // kb/s, not 80).
         let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
-        j.on_arrival(&data(1000, 1, 0, 0.8, 1000.0), &view(0.05), &mut rng);
+        j.on_arrival(&mut data(1000, 1, 0, 0.8, 1000.0), &view(0.05), &mut rng);
         end(&mut j, 0.1);
         let (p, g, n) = j.outputs().unwrap();
         assert!((n - 0.5).abs() < 1e-6, "{n}");

@@ -164,7 +164,7 @@ impl LoadBased {
 
 impl LinkAlgorithm for LoadBased {
     #[inline]
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
         let w = view.now.as_ps() / self.t_avg_ps;
         if w != self.window {
             self.rho = if w == self.window + 1 {
@@ -218,7 +218,7 @@ mod tests {
     fn arrive(m: &mut LoadBased, now: SimTime, size: u32, rng: &mut LazyRng) -> Verdict {
         let view = LinkView::idle(now, Rate::from_bps(C_BPS));
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
-        m.on_arrival(&pkt, &view, rng)
+        m.on_arrival(&mut pkt, &view, rng)
     }
 
     fn ms(x: u64) -> SimTime {

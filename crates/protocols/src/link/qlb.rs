@@ -231,7 +231,7 @@ impl Qlb {
 }
 
 impl LinkAlgorithm for Qlb {
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         self.bytes_in += u64::from(pkt.size);
         if let (PacketKind::Data, CcHeader::Rate(h)) = (pkt.kind, &pkt.cc) {
             if h.rtt > 0.0 && h.rtt.is_finite() {

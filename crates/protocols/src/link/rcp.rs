@@ -238,7 +238,7 @@ impl Rcp {
 }
 
 impl LinkAlgorithm for Rcp {
-    fn on_arrival(&mut self, pkt: &Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &mut Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         let s = f64::from(pkt.size);
         self.bytes_in += s;
         if let (PacketKind::Data, CcHeader::Rate(h)) = (pkt.kind, &pkt.cc) {
@@ -349,7 +349,7 @@ mod tests {
         let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
         let view = LinkView::idle(SimTime::ZERO, Rate::from_bps(C_BPS));
         // Longer carried RTTs: gain T/d = 0.01/0.2 = 0.05 towards m = 0.4.
-        x.on_arrival(&data(0.4), &view, &mut rng);
+        x.on_arrival(&mut data(0.4), &view, &mut rng);
         end_interval(&mut x, 0.01);
         assert!(
             (x.avg_rtt() - (0.2 + 0.05 * 0.2)).abs() < 1e-12,
@@ -358,7 +358,7 @@ mod tests {
         );
         // Shorter ones: the gain is scaled by R/C and m/d.
         let (d0, r0) = (x.avg_rtt(), x.rate());
-        x.on_arrival(&data(0.005), &view, &mut rng);
+        x.on_arrival(&mut data(0.005), &view, &mut rng);
         end_interval(&mut x, 0.02);
         let c = C_BPS as f64 / 8.0;
         let gain = (r0 / c) * (0.005 / d0) * (0.01 / d0);
@@ -376,7 +376,7 @@ mod tests {
         let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
         let view = LinkView::idle(SimTime::ZERO, Rate::from_bps(C_BPS));
         for rtt in [0.05, 2.02, 0.22] {
-            x.on_arrival(&data(rtt), &view, &mut rng);
+            x.on_arrival(&mut data(rtt), &view, &mut rng);
         }
         end_interval(&mut x, 0.01);
         assert_eq!(x.avg_rtt(), 2.02);

@@ -350,7 +350,7 @@ impl Red {
 
 impl LinkAlgorithm for Red {
     #[inline]
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
         let q = if self.p.bytes {
             view.backlog_bytes as f64
         } else {
@@ -486,10 +486,10 @@ mod tests {
         // ns-2 estimator: avg = (1 - w_q) avg + w_q q, on arrivals while busy.
         let mut r = red(&RedConfig::from_preset(RedPreset::A));
         let mut g = rng();
-        r.on_arrival(&pkt(), &view(1.0, 10, 2.0), &mut g);
+        r.on_arrival(&mut pkt(), &view(1.0, 10, 2.0), &mut g);
         let a1 = (1.0 - 0.002) * 0.0 + 0.002 * 10.0;
         assert_eq!(r.avg(), a1);
-        r.on_arrival(&pkt(), &view(1.1, 20, 2.0), &mut g);
+        r.on_arrival(&mut pkt(), &view(1.1, 20, 2.0), &mut g);
         assert_eq!(r.avg(), (1.0 - 0.002) * a1 + 0.002 * 20.0);
         assert_eq!(r.probe(), Some(("red_avg", r.avg())));
     }
@@ -500,7 +500,7 @@ mod tests {
         let mut r = red(&RedConfig::from_preset(RedPreset::A));
         r.s.avg = 8.0;
         let mut g = rng();
-        r.on_arrival(&pkt(), &view(1.0047, 0, 1.0), &mut g);
+        r.on_arrival(&mut pkt(), &view(1.0047, 0, 1.0), &mut g);
         let m = (2500.0f64 * 0.0047).floor() as i32;
         assert_eq!(m, 11);
         let a1 = (1.0 - 0.002) * (8.0 * (1.0f64 - 0.002).powi(m)) + 0.002 * 0.0;
@@ -508,11 +508,11 @@ mod tests {
         // which can differ from the run-time call in the last bit.
         assert!((r.avg() - a1).abs() < 1e-14, "{} vs {a1}", r.avg());
         // A second arrival seeing the same idle period does not decay again.
-        r.on_arrival(&pkt(), &view(1.0047, 0, 1.0), &mut g);
+        r.on_arrival(&mut pkt(), &view(1.0047, 0, 1.0), &mut g);
         assert!((r.avg() - (1.0 - 0.002) * a1).abs() < 1e-14);
         // A new idle period (the serializer finished at 1.1 s) decays again:
         // 0.9 ms -> m = floor(2500 * 0.0009) = 2.
-        r.on_arrival(&pkt(), &view(1.1009, 0, 1.1), &mut g);
+        r.on_arrival(&mut pkt(), &view(1.1009, 0, 1.1), &mut g);
         let a3 = (1.0 - 0.002) * ((1.0 - 0.002) * a1 * (1.0f64 - 0.002).powi(2));
         assert!((r.avg() - a3).abs() < 1e-15, "{} vs {a3}", r.avg());
     }
@@ -524,7 +524,7 @@ mod tests {
         cfg.mean_pkt_size = Bytes::new(1000);
         let mut r = red(&cfg);
         r.s.avg = 8.0;
-        r.on_arrival(&pkt(), &view(1.0047, 0, 1.0), &mut rng());
+        r.on_arrival(&mut pkt(), &view(1.0047, 0, 1.0), &mut rng());
         let want = (1.0 - 0.002) * (8.0 * (1.0f64 - 0.002).powi(5));
         assert!((r.avg() - want).abs() < 1e-14, "{} vs {want}", r.avg());
     }
@@ -536,7 +536,7 @@ mod tests {
         r.s.avg = 4.0;
         r.s.old = true;
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 40, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 40, 2.0), &mut g),
             Verdict::Enqueue
         );
         assert!(!r.s.old, "below min_th resets old");
@@ -544,7 +544,7 @@ mod tests {
         r.s.avg = 100.0;
         r.s.old = true;
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 1, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 1, 2.0), &mut g),
             Verdict::Enqueue
         );
         assert!(!r.s.old);
@@ -556,7 +556,7 @@ mod tests {
         r.s.avg = 8.9;
         r.s.count = 57;
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 9, 2.0), &mut rng()),
+            r.on_arrival(&mut pkt(), &view(1.0, 9, 2.0), &mut rng()),
             Verdict::Enqueue
         );
         assert!(r.s.old);
@@ -575,7 +575,7 @@ mod tests {
             r.s.count = 0;
             let mut first = None;
             for i in 1..=60u64 {
-                let v = r.on_arrival(&pkt(), &view(1.0, 10, 2.0), &mut g);
+                let v = r.on_arrival(&mut pkt(), &view(1.0, 10, 2.0), &mut g);
                 if v != Verdict::Enqueue {
                     assert_eq!(v, Verdict::Mark(Reason::Early));
                     first = Some(i);
@@ -627,7 +627,7 @@ mod tests {
         r.s.old = true;
         r.s.count = 9;
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 40, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 40, 2.0), &mut g),
             Verdict::Mark(Reason::Forced)
         );
         assert_eq!(r.count(), 0);
@@ -639,7 +639,7 @@ mod tests {
         r.s.avg = 15.0;
         r.s.old = true;
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 40, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 40, 2.0), &mut g),
             Verdict::Drop(Reason::Forced)
         );
     }
@@ -651,11 +651,11 @@ mod tests {
         let mut r = red(&cfg);
         let mut g = rng();
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 29, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 29, 2.0), &mut g),
             Verdict::Enqueue
         );
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 30, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 30, 2.0), &mut g),
             Verdict::Mark(Reason::Forced)
         );
         assert_eq!(r.count(), 0);
@@ -664,11 +664,11 @@ mod tests {
         cfg.mode = RedMode::Drop;
         let mut r = red(&cfg);
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 29, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 29, 2.0), &mut g),
             Verdict::Enqueue
         );
         assert_eq!(
-            r.on_arrival(&pkt(), &view(1.0, 30, 2.0), &mut g),
+            r.on_arrival(&mut pkt(), &view(1.0, 30, 2.0), &mut g),
             Verdict::Drop(Reason::Forced)
         );
     }

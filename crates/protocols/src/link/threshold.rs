@@ -62,7 +62,7 @@ impl ThresholdMarker {
 
 impl LinkAlgorithm for ThresholdMarker {
     #[inline]
-    fn on_arrival(&mut self, _pkt: &Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, _pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         let over = match self.k {
             Threshold::Packets(k) => view.backlog_pkts > k,
             Threshold::Bytes(k) => view.backlog_bytes > k,
@@ -107,11 +107,11 @@ mod tests {
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
         assert_eq!(
-            m.on_arrival(&pkt, &view(5, 7500), &mut rng),
+            m.on_arrival(&mut pkt, &view(5, 7500), &mut rng),
             Verdict::Enqueue
         );
         assert_eq!(
-            m.on_arrival(&pkt, &view(6, 9000), &mut rng),
+            m.on_arrival(&mut pkt, &view(6, 9000), &mut rng),
             Verdict::Mark(Reason::Threshold)
         );
     }
@@ -126,11 +126,11 @@ mod tests {
         let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
         assert_eq!(
-            m.on_arrival(&pkt, &view(2, 3000), &mut rng),
+            m.on_arrival(&mut pkt, &view(2, 3000), &mut rng),
             Verdict::Enqueue
         );
         assert_eq!(
-            m.on_arrival(&pkt, &view(3, 3001), &mut rng),
+            m.on_arrival(&mut pkt, &view(3, 3001), &mut rng),
             Verdict::Mark(Reason::Threshold)
         );
     }

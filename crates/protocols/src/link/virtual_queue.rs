@@ -161,7 +161,7 @@ impl VirtualQueue {
 
 impl LinkAlgorithm for VirtualQueue {
     #[inline]
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         let now = view.now;
         if self.emptied_by(now) {
             self.vq = 0.0;

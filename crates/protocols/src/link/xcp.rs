@@ -194,7 +194,7 @@ impl Xcp {
 }
 
 impl LinkAlgorithm for Xcp {
-    fn on_arrival(&mut self, pkt: &Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         let s = f64::from(pkt.size);
         self.bytes_in += s;
         if let (PacketKind::Data, CcHeader::Window(h)) = (pkt.kind, &pkt.cc) {
@@ -341,7 +341,7 @@ mod tests {
             ..LinkView::idle(now, Rate::from_bps(80_000_000))
         };
         for rtt in [0.05, 0.3, 0.1] {
-            x.on_arrival(&pkt(10_000.0, rtt), &view(SimTime::ZERO), &mut rng);
+            x.on_arrival(&mut pkt(10_000.0, rtt), &view(SimTime::ZERO), &mut rng);
         }
         x.tick(SimTime::from_secs_f64(0.05), 0.0);
         assert_eq!(x.interval(), 0.3);

@@ -13,7 +13,7 @@ pub type Log = Arc<Mutex<Vec<(u64, SimTime)>>>;
 /// Accepts everything (the engine enforces the buffer limit).
 pub struct Accept;
 impl LinkAlgorithm for Accept {
-    fn on_arrival(&mut self, _: &Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
+    fn on_arrival(&mut self, _: &mut Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
         Verdict::Enqueue
     }
 }
