@@ -29,7 +29,7 @@ mod tests {
             limit: BufferLimit::Packets(1),
             ..LinkView::idle(SimTime::ZERO, Rate::from_bps(1))
         };
-        let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
         assert_eq!(
             DropTail.on_arrival(&mut pkt, &view, &mut rng),

@@ -451,7 +451,7 @@ mod tests {
 
     fn arrive(j: &mut JetMax, p: &Packet) {
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
-        j.on_arrival(p, &view(0.0), &mut rng);
+        j.on_arrival(&mut p.clone(), &view(0.0), &mut rng);
     }
 
     fn end(j: &mut JetMax, at: f64) {

@@ -217,7 +217,7 @@ mod tests {
 
     fn arrive(m: &mut LoadBased, now: SimTime, size: u32, rng: &mut LazyRng) -> Verdict {
         let view = LinkView::idle(now, Rate::from_bps(C_BPS));
-        let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
         m.on_arrival(&mut pkt, &view, rng)
     }
 

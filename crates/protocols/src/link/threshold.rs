@@ -104,7 +104,7 @@ mod tests {
             k_bytes: None,
         };
         let mut m = ThresholdMarker::new(&cfg, &ctx()).unwrap();
-        let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
         assert_eq!(
             m.on_arrival(&mut pkt, &view(5, 7500), &mut rng),
@@ -123,7 +123,7 @@ mod tests {
             k_bytes: Some(3000),
         };
         let mut m = ThresholdMarker::new(&cfg, &ctx()).unwrap();
-        let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1500, SimTime::ZERO);
         let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
         assert_eq!(
             m.on_arrival(&mut pkt, &view(2, 3000), &mut rng),

@@ -223,9 +223,9 @@ mod tests {
 
     fn arrive(vq: &mut VirtualQueue, now: SimTime, size: u32) -> Verdict {
         let view = LinkView::idle(now, Rate::from_bps(16_000_000));
-        let pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
         vq.on_arrival(
-            &pkt,
+            &mut pkt,
             &view,
             &mut LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0),
         )
