@@ -257,20 +257,21 @@ proptest! {
         check_max_min(&out, mbps)?;
     }
 
-    /// tau in [1, 1.5] (|1 - tau| <= 0.5, the window as above) with the
+    /// tau in [1, 1.7] (|1 - tau| <= 0.7, the window as above) with the
     /// routers' `count_self` (a responsive packet's flow counts as at least
     /// one, `N >= 1`): the overshooting gains converge to max-min too.
-    /// The range stopped at 1.7 until CI's random seed drew two flows on
-    /// 24 Mb/s with RTTs 153 / 20 ms (issue 6 session 16): 4.83 / 14.26
-    /// Mb/s at tau 1.69 and 12.52 / 3.84 at tau 1.6, with or without that
-    /// session's changes; 12 / 12 at tau 1.4, 1.5 and 1.65. Closer to 2
-    /// the law's overshoot is not reliably tamed by `N >= 1` (zhang README,
-    /// suspected issue 16).
+    /// Session 16 narrowed the range to 1.5 after CI's random seed drew two
+    /// flows on 24 Mb/s with RTTs 153 / 20 ms (4.83 / 14.26 Mb/s at tau
+    /// 1.69, 12.52 / 3.84 at 1.6); since session 17 the router stamps
+    /// arriving packets (§6.2) and that case gives 12 / 12 at tau 1.5, 1.6,
+    /// 1.69 and 1.8, and 120 cases over PROPTEST_RNG_SEED 1-10 pass. Closer
+    /// to 2 it still fails: 49 Mb/s, RTTs 205 / 146 ms, tau 1.84 misses
+    /// max-min by more than 3 % (zhang README, suspected issue 16).
     #[test]
     fn jetmax_with_count_self_converges_for_tau_above_one(
         mbps in 10u32..=100,
         rtts in prop::collection::vec(20u32..=400, 1..=8),
-        tau in 1.0f64..1.5,
+        tau in 1.0f64..1.7,
     ) {
         prop_assume!(f64::from(mbps) / rtts.len() as f64 >= 2.0);
         let out = run(&jetmax_scenario(mbps, &rtts, tau, false, true));

@@ -21,6 +21,11 @@
 //!   `R_S` to its own hop number (`R_C` after its increment, so that the
 //!   `R_C == R_T` test matches once the source adopts it) if its `p` is
 //!   larger, or if both `p` are zero and its `g` is smaller (eq. 136).
+//! - [PAPER §6.2] both happen as the packet arrives ("upon each packet
+//!   arrival, link l increments R_C by one and then examines its local
+//!   packet loss"), with the outputs of the last interval. Until issue 6's
+//!   session 17 the hop count and the stamp waited for the packet to leave
+//!   the queue (EMKC's router did the same; see `super::emkc`).
 //! - The comparison itself, with the inferred rules that complete eqs.
 //!   135-136 (the zero band, close loads, the current bottleneck's hold),
 //!   is [`super::jetmax_stamp`].
@@ -311,16 +316,15 @@ impl JetMax {
         self.gaps = self.carry.pop_front().unwrap_or(0.0);
         self.arrived = 0.0;
     }
-}
 
-impl LinkAlgorithm for JetMax {
-    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+    /// Count an arriving packet in this interval's sums (eqs. 133, 148).
+    fn count(&mut self, pkt: &Packet, view: &LinkView) {
         self.arrived += f64::from(pkt.size);
         let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &pkt.cc) else {
             // Bytes without a JetMax header (ACKs, other traffic) are
             // load that no responsive flow here controls: u (eq. 133).
             self.u_plus += f64::from(pkt.size);
-            return Verdict::Enqueue;
+            return;
         };
         let gap = f64::from(h.gap);
         let responsive = h.rc.wrapping_add(1) == h.rt;
@@ -340,13 +344,13 @@ impl LinkAlgorithm for JetMax {
                 self.u_plus += s_plus * now_frac;
                 self.next_u += s_plus * (1.0 - now_frac);
             }
-            return Verdict::Enqueue;
+            return;
         }
         // A sparse packet's bytes count in one interval at most.
         let s_plus = f64::from(h.size_plus) * self.interval / gap;
         if !responsive {
             self.u_plus += s_plus;
-            return Verdict::Enqueue;
+            return;
         }
         self.w_plus += s_plus;
         // A sparse packet's flow is one flow until its next packet: the
@@ -366,10 +370,11 @@ impl LinkAlgorithm for JetMax {
             self.carry[k] += part;
             rest -= part;
         }
-        Verdict::Enqueue
     }
 
-    fn on_departure(&mut self, pkt: &mut Packet, _view: &LinkView) {
+    /// Move the packet's hop count on and stamp this router's feedback if
+    /// it wins (§6.2).
+    fn stamp(&self, pkt: &mut Packet) {
         let (PacketKind::Data, CcHeader::JetMax(h)) = (pkt.kind, &mut pkt.cc) else {
             return;
         };
@@ -398,9 +403,13 @@ impl LinkAlgorithm for JetMax {
             h.seq = self.seq;
         }
     }
+}
 
-    fn stamps_departures(&self) -> bool {
-        true
+impl LinkAlgorithm for JetMax {
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
+        self.count(pkt, view);
+        self.stamp(pkt);
+        Verdict::Enqueue
     }
 
     fn on_start(&mut self, view: &LinkView, ctl: &mut LinkControl) {
@@ -517,7 +526,7 @@ mod tests {
         let mut j = JetMax::new(&JetMaxConfig::default(), &test_ctx(C_BPS)).unwrap();
         // No interval ended: the hop count moves, nothing is stamped.
         let mut pkt = data(1000, 1, 0, 0.001, 1000.0);
-        j.on_departure(&mut pkt, &view(0.0));
+        j.stamp(&mut pkt);
         let CcHeader::JetMax(h) = pkt.cc else {
             panic!()
         };
@@ -526,7 +535,7 @@ mod tests {
         j.seq = 9;
         // Larger loss than the header's -inf: stamped with this hop number.
         let mut pkt = data(1000, 1, 2, 0.001, 1000.0);
-        j.on_departure(&mut pkt, &view(0.0));
+        j.stamp(&mut pkt);
         let CcHeader::JetMax(h) = pkt.cc else {
             panic!()
         };
@@ -538,7 +547,7 @@ mod tests {
             h.g = 5e6;
             h.rs = 0;
         }
-        j.on_departure(&mut pkt, &view(0.0));
+        j.stamp(&mut pkt);
         let CcHeader::JetMax(h) = pkt.cc else {
             panic!()
         };
@@ -550,7 +559,7 @@ mod tests {
             h.g = 9e6;
             h.rs = 1;
         }
-        j.on_departure(&mut pkt, &view(0.0));
+        j.stamp(&mut pkt);
         let CcHeader::JetMax(h) = pkt.cc else {
             panic!()
         };
@@ -558,7 +567,7 @@ mod tests {
     }
 
     fn stamped(j: &mut JetMax, mut pkt: Packet) -> JetMaxHeader {
-        j.on_departure(&mut pkt, &view(0.0));
+        j.stamp(&mut pkt);
         let CcHeader::JetMax(h) = pkt.cc else {
             panic!()
         };
