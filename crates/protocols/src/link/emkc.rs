@@ -328,6 +328,28 @@ mod tests {
     }
 
     #[test]
+    fn an_arriving_data_packet_is_stamped_with_the_last_interval_price() {
+        // §4.2: the price computed in the last interval goes into packets
+        // as they arrive (the proper reference's byte span depends on it).
+        let mut r = Emkc::new(&EmkcConfig::default(), &test_ctx(C_BPS)).unwrap();
+        run_interval(&mut r, 250_000, 0.1); // p = 0.5
+        let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
+        let mut p = mkc_data(1000, f64::NEG_INFINITY);
+        assert_eq!(
+            r.on_arrival(&mut p, &view(0.15, 2), &mut rng),
+            Verdict::Enqueue
+        );
+        let CcHeader::Mkc(h) = p.cc else { panic!() };
+        assert_eq!((h.p, h.id, h.seq), (0.5, 3, 1));
+        // An ACK is load but carries its data packet's echo untouched.
+        let mut ack = mkc_data(40, f64::NEG_INFINITY);
+        ack.kind = PacketKind::Ack;
+        r.on_arrival(&mut ack, &view(0.15, 2), &mut rng);
+        let CcHeader::Mkc(h) = ack.cc else { panic!() };
+        assert_eq!(h.id, 0);
+    }
+
+    #[test]
     fn kelly_routers_add_their_prices() {
         let mut r = Emkc::with(
             SimDuration::from_millis(100),
