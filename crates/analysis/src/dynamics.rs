@@ -74,7 +74,9 @@ pub fn group_dynamics(
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct SendRate {
     /// `send_rate_bps`: over the samples in the measurement window, the mean
-    /// of the group's mean sampled rate.
+    /// of the group's mean rate, each member's rate averaged over the
+    /// sampling interval (`rate_avg_bps`; the point samples `rate_bps` for a
+    /// group whose senders do not track the average).
     pub mean: Option<f64>,
     /// `send_rate_spread`: (largest - smallest) group mean sampled in the
     /// window, over `mean` (0 for a rate that holds still).
@@ -101,13 +103,31 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
     let window_start = run.end_secs - run.window_secs;
     let mut peak: Option<(f64, f64)> = None;
     let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
-    // (time, sum, count) per sampling instant in the window.
+    // (time, sum, count) per sampling instant in the window: point samples
+    // and interval averages.
     let mut samples: Vec<(f64, f64, u32)> = Vec::new();
+    let mut averages: Vec<(f64, f64, u32)> = Vec::new();
+    let add = |v: &mut Vec<(f64, f64, u32)>, time: f64, x: f64| match v.last_mut() {
+        Some((t, sum, n)) if *t == time => {
+            *sum += x;
+            *n += 1;
+        }
+        _ => v.push((time, x, 1)),
+    };
     for p in &run.series {
         let Subject::Flow(id) = p.subject else {
             continue;
         };
-        if p.metric != "rate_bps" || !p.value.is_finite() || !members.contains(&id) {
+        if !p.value.is_finite() || !members.contains(&id) {
+            continue;
+        }
+        if p.metric == "rate_avg_bps" {
+            if p.time > window_start {
+                add(&mut averages, p.time, p.value);
+            }
+            continue;
+        }
+        if p.metric != "rate_bps" {
             continue;
         }
         if peak.is_none_or(|(v, _)| p.value > v) {
@@ -116,18 +136,21 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
         if p.time > window_start {
             min = Some(min.map_or(p.value, |m: f64| m.min(p.value)));
             max = Some(max.map_or(p.value, |m: f64| m.max(p.value)));
-            match samples.last_mut() {
-                Some((t, sum, n)) if *t == p.time => {
-                    *sum += p.value;
-                    *n += 1;
-                }
-                _ => samples.push((p.time, p.value, 1)),
-            }
+            add(&mut samples, p.time, p.value);
         }
     }
-    let means: Vec<f64> = samples.iter().map(|&(_, s, n)| s / f64::from(n)).collect();
-    let mean = (!means.is_empty()).then(|| means.iter().sum::<f64>() / means.len() as f64);
-    let spread = mean.filter(|m| *m > 0.0).map(|m| {
+    let group_means = |v: &[(f64, f64, u32)]| -> Vec<f64> {
+        v.iter().map(|&(_, s, n)| s / f64::from(n)).collect()
+    };
+    let mean_of = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+    let means = group_means(&samples);
+    let point_mean = mean_of(&means);
+    let mean = if averages.is_empty() {
+        point_mean
+    } else {
+        mean_of(&group_means(&averages))
+    };
+    let spread = point_mean.filter(|m| *m > 0.0).map(|m| {
         let hi = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let lo = means.iter().copied().fold(f64::INFINITY, f64::min);
         (hi - lo) / m
@@ -315,6 +338,34 @@ mod tests {
             (s.mean, s.peak, s.spread),
             (Some(3.0), Some(4.0), Some(2.0 / 3.0))
         );
+    }
+
+    #[test]
+    fn send_rate_mean_takes_the_interval_averages_where_the_senders_give_them() {
+        // Point samples say 4 and 6 (group means 3 and 5 as above); the
+        // interval averages say the group ran at 2 and 3 (the one at 5 s is
+        // for (4.9, 5] s, before the window). The mean follows the averages;
+        // spread, band and peak stay on the point samples.
+        let mut r = run(&[]);
+        for (t, f, v, m) in [
+            (6.0, 0, 4.0, "rate_bps"),
+            (6.0, 1, 2.0, "rate_bps"),
+            (8.0, 0, 6.0, "rate_bps"),
+            (8.0, 1, 4.0, "rate_bps"),
+            (5.0, 0, 100.0, "rate_avg_bps"),
+            (6.0, 0, 3.0, "rate_avg_bps"),
+            (6.0, 1, 1.0, "rate_avg_bps"),
+            (8.0, 0, 4.0, "rate_avg_bps"),
+            (8.0, 1, 2.0, "rate_avg_bps"),
+        ] {
+            r.series
+                .push(SeriesPoint::new(t, Subject::Flow(FlowId(f)), m, v));
+        }
+        let (f0, f1) = (flow(0, 0.0), flow(1, 0.0));
+        let s = group_send_rate(&r, &[&f0, &f1]);
+        assert_eq!(s.mean, Some(2.5));
+        assert_eq!(s.spread, Some(0.5));
+        assert_eq!((s.min, s.max, s.peak), (Some(2.0), Some(6.0), Some(6.0)));
     }
 
     #[test]

@@ -18,7 +18,9 @@
 //!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`,
 //!   `send_rate_min_bps`, `send_rate_max_bps`, `peak_rate_bps` and `peak_rate_s`
 //!   (the controllers' own sending rate: the window mean of the mean over the
-//!   members sampled at each instant, its spread, the smallest and largest
+//!   members sampled at each instant, each member's rate averaged over the
+//!   sample interval where its sender tracks it, [`crate::dynamics::SendRate`];
+//!   the spread of the point samples, the smallest and largest
 //!   rate any member was sampled at in the window, and the peak over the run);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
 //!   (`utilisation`, `backlog_p99_pkts`, `backlog_lt2_frac`, `drop_early_pkts`,

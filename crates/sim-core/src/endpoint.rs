@@ -70,6 +70,13 @@ pub struct Probe {
     pub window: Option<f64>,
     /// Sending rate, bits/s.
     pub rate: Option<f64>,
+    /// The integral of `rate` over time since the flow started, in bits, up
+    /// to the instant given; `rate` has held since then (so the integral up
+    /// to any later instant `t` of the same snapshot is
+    /// `bits + rate * (t - at)`). A sampler takes the time average of a rate
+    /// that moves between its samples from it (see `rate_avg_bps` in
+    /// [`crate::SeriesPoint`]'s metrics). `None`: not tracked.
+    pub rate_bits: Option<(f64, SimTime)>,
     /// Smoothed RTT, seconds.
     pub srtt: Option<f64>,
 }

@@ -13,7 +13,10 @@ use crate::units::SimTime;
 pub struct SeriesSelect {
     /// Per-flow congestion window.
     pub flow_window: bool,
-    /// Per-flow sending rate and received throughput.
+    /// Per-flow sending rate (`rate_bps`, the controller's rate at the
+    /// sample; `rate_avg_bps`, its time average since the previous sample or
+    /// the flow's start, for senders that track it) and received throughput
+    /// (`throughput_bps`, over the sampling interval).
     pub flow_rate: bool,
     /// Per-flow smoothed RTT.
     pub flow_rtt: bool,

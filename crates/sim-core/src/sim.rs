@@ -188,6 +188,8 @@ struct FlowState {
     baseline: FlowCounters,
     finished: Option<SimTime>,
     last_sample_rx: u64,
+    /// The sender's rate integral (bits) at the previous sample that had one.
+    last_sample_rate_bits: Option<(SimTime, f64)>,
 }
 
 struct EndpointSlot {
@@ -363,6 +365,7 @@ impl Simulator {
             baseline: FlowCounters::default(),
             finished: None,
             last_sample_rx: 0,
+            last_sample_rate_bits: None,
         });
         let start = spec.start.max(self.queue.now());
         self.queue.schedule(start, Event::EndpointStart(receiver));

@@ -82,6 +82,11 @@ pub struct WindowSender {
     rwnd: u64,
     /// Spacing of new data for a rate-based controller (`None`: ACK-clocked).
     pacer: Option<Pacer>,
+    /// A paced sender's rate integral, bits, up to `rate_at` (the controller's
+    /// rate moves only inside this sender's hooks, so it is brought up to date
+    /// on entry to each: see [`Probe::rate_bits`]).
+    rate_bits: f64,
+    rate_at: SimTime,
 
     /// Oldest unacknowledged byte.
     snd_una: u64,
@@ -141,6 +146,8 @@ impl WindowSender {
             ecn: cfg.ecn,
             rwnd: cfg.rwnd_pkts.map_or(u64::MAX, |w| u64::from(w) * mss),
             pacer,
+            rate_bits: 0.0,
+            rate_at: SimTime::ZERO,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -276,6 +283,20 @@ impl WindowSender {
             pacer.sent(ctx.now(), len, self.cc.rate().unwrap_or(0.0), stretch);
         }
         len
+    }
+
+    /// A paced sender: add the rate held since the last hook to the rate
+    /// integral (called on entry to every hook, before the controller can
+    /// move the rate).
+    #[inline]
+    fn accrue(&mut self, now: SimTime) {
+        if self.pacer.is_some() {
+            let r = self.cc.rate().unwrap_or(0.0);
+            if r.is_finite() && now > self.rate_at {
+                self.rate_bits += r * (now - self.rate_at).as_secs_f64();
+            }
+            self.rate_at = now;
+        }
     }
 
     /// Send whatever the window (and, for a paced sender, the pacer) allows,
@@ -436,10 +457,12 @@ impl WindowSender {
 
 impl Endpoint for WindowSender {
     fn on_start(&mut self, ctx: &mut EndpointCtx) {
+        self.rate_at = ctx.now();
         self.send_allowed(ctx);
     }
 
     fn on_packet(&mut self, pkt: Packet, ctx: &mut EndpointCtx) {
+        self.accrue(ctx.now());
         if pkt.kind != PacketKind::Ack || self.done || pkt.ack > self.snd_max {
             return;
         }
@@ -479,6 +502,7 @@ impl Endpoint for WindowSender {
     }
 
     fn on_timer(&mut self, ctx: &mut EndpointCtx) {
+        self.accrue(ctx.now());
         match self.rto_deadline {
             Some(at) if at <= ctx.now() => self.on_timeout(ctx),
             _ if self.pacer.is_some() && !self.done => self.send_allowed(ctx),
@@ -486,7 +510,8 @@ impl Endpoint for WindowSender {
         }
     }
 
-    fn on_stop(&mut self, _ctx: &mut EndpointCtx) {
+    fn on_stop(&mut self, ctx: &mut EndpointCtx) {
+        self.accrue(ctx.now());
         self.stopped = true;
     }
 
@@ -498,6 +523,7 @@ impl Endpoint for WindowSender {
         Probe {
             window: (self.cwnd() < u64::MAX).then_some(self.cwnd() as f64),
             rate: self.pacer.as_ref().and(self.cc.rate()),
+            rate_bits: self.pacer.as_ref().map(|_| (self.rate_bits, self.rate_at)),
             srtt: self.rtt.srtt().map(|s| s.as_secs_f64()),
         }
     }

@@ -48,6 +48,20 @@ impl Simulator {
                     self.series
                         .push(SeriesPoint::new(t, subject, "rate_bps", r));
                 }
+                if let (Some(r), Some((bits, at))) = (probe.rate, probe.rate_bits) {
+                    // The time average over (previous sample or start, now]:
+                    // a rate that moves at a fixed phase of the sampling grid
+                    // (a router interval equal to the sample interval) is
+                    // misread by its point samples.
+                    let bits = bits + r * now.saturating_since(at).as_secs_f64();
+                    let (t0, b0) = f.last_sample_rate_bits.unwrap_or((f.start, 0.0));
+                    if now > t0 {
+                        let avg = (bits - b0) / (now - t0).as_secs_f64();
+                        self.series
+                            .push(SeriesPoint::new(t, subject, "rate_avg_bps", avg));
+                    }
+                    f.last_sample_rate_bits = Some((now, bits));
+                }
                 let rx = f.counters.rx_bytes;
                 let thr = (rx - f.last_sample_rx) as f64 * 8.0 / dt;
                 f.last_sample_rx = rx;

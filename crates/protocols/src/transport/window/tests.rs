@@ -526,3 +526,34 @@ fn a_loss_tolerant_finite_flow_ends_when_its_tail_is_given_up() {
     assert_eq!(r.h.deadline, None);
     assert_eq!(r.h.finished, Some(ms(1000)));
 }
+
+#[test]
+fn a_paced_senders_probe_integrates_its_rate_between_hooks() {
+    let mut r = paced_rig();
+    r.h.now = ms(50);
+    r.start();
+    // Rate 0 until the first echo: nothing accrues over [50, 100) ms.
+    assert_eq!(r.s.probe().rate_bits, Some((0.0, ms(50))));
+    r.h.now = ms(100);
+    rate_ack(&mut r, 1000, ms(50), 8e6);
+    assert_eq!(r.s.probe().rate_bits, Some((0.0, ms(100))));
+    // 8 Mb/s over [100, 130) ms is 240,000 bits, accrued on the next hook;
+    // then 2 Mb/s over [130, 180) ms, 100,000 more.
+    r.h.now = ms(130);
+    rate_ack(&mut r, 2000, ms(100), 2e6);
+    let (bits, at) = r.s.probe().rate_bits.unwrap();
+    assert!((bits - 240_000.0).abs() < 1e-6, "{bits}");
+    assert_eq!(at, ms(130));
+    r.h.now = ms(180);
+    r.call(|s, c| s.on_stop(c));
+    let (bits, at) = r.s.probe().rate_bits.unwrap();
+    assert!((bits - 340_000.0).abs() < 1e-6, "{bits}");
+    assert_eq!(at, ms(180));
+}
+
+#[test]
+fn an_ack_clocked_sender_tracks_no_rate_integral() {
+    let mut r = Rig::new(retx_cfg(), 2, None, None);
+    r.start();
+    assert_eq!(r.s.probe().rate_bits, None);
+}

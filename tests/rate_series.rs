@@ -1,0 +1,73 @@
+//! The sending rate of paced sources as netsim reports it (`send_rate_bps`,
+//! from the `flow_rate` series) checked against a conservation law: what the
+//! sources' rates add up to over the measurement window is what arrives at
+//! the bottleneck, when nothing is lost on the way to it.
+//!
+//! The case is seed 002's T2 in small (EMKC, 20 flows, 2 Mb/s, alpha = 0.2
+//! Mb/s, beta = 0.5, p* = N alpha / (beta C + N alpha) = 0.8): at 80 % loss
+//! each flow's rate moves at the router's 100-ms interval, at a phase that
+//! depends on its own rate, and a 100-ms point sample of the rate misreads
+//! its time average (issue 6 session 18: +2.6 % in T2, where the summed
+//! point-sampled rates were 49.2 Mb/s and the link's arrivals 47.9 Mb/s;
+//! +1.5 % here). As in T2 the flows share one RTT and start within 220 ms.
+
+use analysis::dynamics::group_send_rate;
+use topology::Resolved;
+
+#[test]
+fn paced_senders_rates_add_up_to_the_bottlenecks_arrivals() {
+    let n = 20;
+    let src = format!(
+        r#"
+name = "rate-conservation"
+[run]
+duration = "60s"
+warmup = "40s"
+replications = 1
+seed = 18
+sample_interval = "100ms"
+series = ["flow_rate"]
+[topology]
+kind = "dumbbell"
+pairs = {n}
+access = {{ capacity = "1Gbps", delay = "100ms", buffer = "100000pkt" }}
+egress = {{ capacity = "1Gbps", delay = "0ms", buffer = "100000pkt" }}
+bottleneck = {{ capacity = "2Mbps", delay = "5ms", buffer = "100pkt", algo = {{ kind = "emkc", interval = "100ms" }} }}
+[[flows]]
+name = "u"
+count = {n}
+start_jitter = "220ms"
+from = "s{{i}}"
+to = "d{{i}}"
+packet_size = "1000B"
+cc = {{ kind = "emkc", alpha = "200kbps", beta = 0.5 }}
+tcp = {{ reliable = false, initial_rto = "60s", min_rto = "60s" }}
+traffic = {{ kind = "bulk" }}
+"#,
+    );
+    let out = Resolved::parse(&src, "rate-conservation")
+        .unwrap()
+        .build(1, 0)
+        .unwrap()
+        .run();
+    let window = out.window_secs;
+    let rates: f64 = out
+        .flows
+        .iter()
+        .map(|f| group_send_rate(&out, &[f]).mean.unwrap())
+        .sum();
+    let bottleneck = out.links.iter().find(|l| l.name == "r1->r2").unwrap();
+    let arrived = bottleneck.counters.arrived.bytes as f64 * 8.0 / window;
+    // The window's edges: each flow has rate x 100 ms of packets on its
+    // access link (~0.5 Mb/s: 6 packets); they are counted at the sending
+    // end and not yet at the link at the window's end, and the other way
+    // round at its start, so only the change between the two edges counts,
+    // <= 3 packets per flow (the rates' 100-ms samples move by < 50 %);
+    // pacing adds at most one packet per flow at each edge: <= 5 packets x
+    // 20 flows of the ~24,000 that arrive (X = 9.6 Mb/s for 20 s), 0.42 %.
+    // Measured: 0.03 %; the mean of the 100-ms point samples: +1.5 %.
+    assert!(
+        (rates / arrived - 1.0).abs() < 0.0042,
+        "summed rates {rates} vs arrivals {arrived}"
+    );
+}
