@@ -53,7 +53,12 @@ impl Endpoint for Silent {
     fn on_packet(&mut self, _: Packet, _: &mut EndpointCtx) {}
 }
 
-fn series(start_ms: u64) -> (Vec<(f64, f64)>, Vec<(f64, f64)>) {
+/// `(time, value)` points of one metric.
+type Points = Vec<(f64, f64)>;
+
+/// The `rate_bps` and `rate_avg_bps` points of a [`Stepper`] started at
+/// `start_ms`, sampled every 100 ms for 1 s.
+fn series(start_ms: u64) -> (Points, Points) {
     let mut cfg = config(SimDuration::from_millis(1000));
     cfg.sample_interval = Some(SimDuration::from_millis(100));
     cfg.series = SeriesSelect {
