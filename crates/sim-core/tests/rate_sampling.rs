@@ -39,6 +39,10 @@ impl Endpoint for Stepper {
         self.rate = rate;
         ctx.set_deadline(Some(ctx.now() + SimDuration::from_millis(hold)));
     }
+    fn on_stop(&mut self, ctx: &mut EndpointCtx) {
+        self.accrue(ctx.now());
+        ctx.set_deadline(None);
+    }
     fn probe(&self) -> Probe {
         Probe {
             rate: Some(self.rate),
@@ -57,8 +61,8 @@ impl Endpoint for Silent {
 type Points = Vec<(f64, f64)>;
 
 /// The `rate_bps` and `rate_avg_bps` points of a [`Stepper`] started at
-/// `start_ms`, sampled every 100 ms for 1 s.
-fn series(start_ms: u64) -> (Points, Points) {
+/// `start_ms` (and stopped at `stop_ms`), sampled every 100 ms for 1 s.
+fn series(start_ms: u64, stop_ms: Option<u64>) -> (Points, Points) {
     let mut cfg = config(SimDuration::from_millis(1000));
     cfg.sample_interval = Some(SimDuration::from_millis(100));
     cfg.series = SeriesSelect {
@@ -81,7 +85,7 @@ fn series(start_ms: u64) -> (Points, Points) {
         fwd,
         rev,
         start: SimTime::ZERO + SimDuration::from_millis(start_ms),
-        stop: None,
+        stop: stop_ms.map(|x| SimTime::ZERO + SimDuration::from_millis(x)),
         host_delay: SimDuration::ZERO,
     });
     let out = sim.run();
@@ -97,7 +101,7 @@ fn series(start_ms: u64) -> (Points, Points) {
 
 #[test]
 fn interval_averages_read_a_phase_locked_rate_that_point_samples_misread() {
-    let (points, avgs) = series(0);
+    let (points, avgs) = series(0, None);
     // Every sampling instant falls in a 3-Mb/s stretch.
     assert!(points.len() >= 9);
     assert!(points.iter().all(|&(_, v)| v == 3e6), "{points:?}");
@@ -113,7 +117,19 @@ fn interval_averages_read_a_phase_locked_rate_that_point_samples_misread() {
 fn the_first_average_covers_only_the_time_since_the_start() {
     // Started at 150 ms: its own timer steps at 160 and 190 ms, so (150,
     // 200] holds 10 ms at 3 Mb/s, 30 at 1, 10 at 3: 1.8 Mb/s over 50 ms.
-    let (_, avgs) = series(150);
+    let (_, avgs) = series(150, None);
     assert!((avgs[0].0 - 0.2).abs() < 1e-12, "{avgs:?}");
     assert!((avgs[0].1 - 1.8e6).abs() < 1e-3, "{avgs:?}");
+}
+
+#[test]
+fn the_last_average_covers_only_the_time_before_the_stop() {
+    // Stopped at 250 ms: (200, 250] holds 10 ms at 3 Mb/s, 30 at 1, 10 at 3
+    // (1.8 Mb/s), reported at the next sample; nothing after it.
+    let (points, avgs) = series(0, Some(250));
+    assert_eq!(points.len(), 3, "0, 100 and 200 ms: {points:?}");
+    assert_eq!(avgs.len(), 3, "{avgs:?}");
+    assert!((avgs[1].1 - 2.4e6).abs() < 1e-3, "{avgs:?}");
+    assert!((avgs[2].0 - 0.3).abs() < 1e-12, "{avgs:?}");
+    assert!((avgs[2].1 - 1.8e6).abs() < 1e-3, "{avgs:?}");
 }

@@ -287,12 +287,13 @@ impl WindowSender {
 
     /// A paced sender: add the rate held since the last hook to the rate
     /// integral (called on entry to every hook, before the controller can
-    /// move the rate).
+    /// move the rate). Nothing accrues once the flow is stopped or done: it
+    /// no longer sends at its controller's rate.
     #[inline]
     fn accrue(&mut self, now: SimTime) {
         if self.pacer.is_some() {
             let r = self.cc.rate().unwrap_or(0.0);
-            if r.is_finite() && now > self.rate_at {
+            if r.is_finite() && now > self.rate_at && !self.stopped && !self.done {
                 self.rate_bits += r * (now - self.rate_at).as_secs_f64();
             }
             self.rate_at = now;

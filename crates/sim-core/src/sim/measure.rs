@@ -29,13 +29,30 @@ impl Simulator {
             // A flow is sampled while it is active: from its start until it
             // finishes or is stopped (a stopped bulk flow never finishes, and
             // its controller's frozen rate is no rate it sends at).
-            if f.start > now
-                || f.finished.is_some_and(|x| x < now)
-                || f.stop.is_some_and(|x| x < now)
-            {
+            if f.start > now {
                 continue;
             }
             let subject = Subject::Flow(FlowId::from_index(i));
+            let end = [f.finished, f.stop].into_iter().flatten().min();
+            if let Some(end) = end.filter(|&x| x < now) {
+                // Ended since the previous sample: the rate's average over the
+                // part of the interval the flow was active, once (a start
+                // within an interval is treated alike below).
+                let (t0, b0) = f.last_sample_rate_bits.unwrap_or((f.start, 0.0));
+                if sel.flow_rate && end > t0 {
+                    let probe = self.endpoints[f.sender.index()].ep.probe();
+                    if let (Some(r), Some((bits, at))) = (probe.rate, probe.rate_bits) {
+                        // A sender stops integrating when it ends.
+                        let bits = bits + r * end.saturating_since(at).as_secs_f64();
+                        let avg = (bits - b0) / (end - t0).as_secs_f64();
+                        self.series
+                            .push(SeriesPoint::new(t, subject, "rate_avg_bps", avg));
+                    }
+                    // Marks the final average as taken.
+                    f.last_sample_rate_bits = Some((end, b0));
+                }
+                continue;
+            }
             let probe = self.endpoints[f.sender.index()].ep.probe();
             if sel.flow_window {
                 if let Some(w) = probe.window {

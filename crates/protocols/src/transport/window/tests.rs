@@ -549,6 +549,11 @@ fn a_paced_senders_probe_integrates_its_rate_between_hooks() {
     let (bits, at) = r.s.probe().rate_bits.unwrap();
     assert!((bits - 340_000.0).abs() < 1e-6, "{bits}");
     assert_eq!(at, ms(180));
+    // Stopped, it sends no new data: its rate no longer accrues.
+    r.h.now = ms(300);
+    rate_ack(&mut r, 3000, ms(130), 2e6);
+    let (bits, _) = r.s.probe().rate_bits.unwrap();
+    assert!((bits - 340_000.0).abs() < 1e-6, "{bits}");
 }
 
 #[test]
