@@ -3,6 +3,20 @@
 //! on the per-packet path).
 
 use super::*;
+use crate::endpoint::Probe;
+
+/// A probe's rate integral (bits) up to `upto` (`None`: not tracked).
+fn rate_integral(probe: &Probe, upto: SimTime) -> Option<f64> {
+    let (bits, at) = probe.rate_bits?;
+    Some(bits + probe.rate? * upto.saturating_since(at).as_secs_f64())
+}
+
+/// A probe's time-average rate over `(t0, upto]`, given its integral `b0` at
+/// `t0` (`None`: not tracked, or an empty span).
+fn rate_average(probe: &Probe, (t0, b0): (SimTime, f64), upto: SimTime) -> Option<f64> {
+    let bits = rate_integral(probe, upto)?;
+    (upto > t0).then(|| (bits - b0) / (upto - t0).as_secs_f64())
+}
 
 impl Simulator {
     pub(super) fn on_warmup_end(&mut self, now: SimTime) {
@@ -38,18 +52,16 @@ impl Simulator {
                 // Ended since the previous sample: the rate's average over the
                 // part of the interval the flow was active, once (a start
                 // within an interval is treated alike below).
-                let (t0, b0) = f.last_sample_rate_bits.unwrap_or((f.start, 0.0));
-                if sel.flow_rate && end > t0 {
+                // A sender stops integrating when it ends.
+                let last = f.last_sample_rate_bits.unwrap_or((f.start, 0.0));
+                if sel.flow_rate && end > last.0 {
                     let probe = self.endpoints[f.sender.index()].ep.probe();
-                    if let (Some(r), Some((bits, at))) = (probe.rate, probe.rate_bits) {
-                        // A sender stops integrating when it ends.
-                        let bits = bits + r * end.saturating_since(at).as_secs_f64();
-                        let avg = (bits - b0) / (end - t0).as_secs_f64();
+                    if let Some(avg) = rate_average(&probe, last, end) {
                         self.series
                             .push(SeriesPoint::new(t, subject, "rate_avg_bps", avg));
                     }
                     // Marks the final average as taken.
-                    f.last_sample_rate_bits = Some((end, b0));
+                    f.last_sample_rate_bits = Some((end, last.1));
                 }
                 continue;
             }
@@ -65,15 +77,13 @@ impl Simulator {
                     self.series
                         .push(SeriesPoint::new(t, subject, "rate_bps", r));
                 }
-                if let (Some(r), Some((bits, at))) = (probe.rate, probe.rate_bits) {
-                    // The time average over (previous sample or start, now]:
-                    // a rate that moves at a fixed phase of the sampling grid
-                    // (a router interval equal to the sample interval) is
-                    // misread by its point samples.
-                    let bits = bits + r * now.saturating_since(at).as_secs_f64();
-                    let (t0, b0) = f.last_sample_rate_bits.unwrap_or((f.start, 0.0));
-                    if now > t0 {
-                        let avg = (bits - b0) / (now - t0).as_secs_f64();
+                // The time average over (previous sample or start, now]: a
+                // rate that moves at a fixed phase of the sampling grid (a
+                // router interval equal to the sample interval) is misread by
+                // its point samples.
+                if let Some(bits) = rate_integral(&probe, now) {
+                    let last = f.last_sample_rate_bits.unwrap_or((f.start, 0.0));
+                    if let Some(avg) = rate_average(&probe, last, now) {
                         self.series
                             .push(SeriesPoint::new(t, subject, "rate_avg_bps", avg));
                     }
