@@ -28,7 +28,7 @@ pub mod sink;
 pub mod window;
 
 pub use ack_delay::{AckDelayConfig, AckDelayQueue};
-pub use pacer::Pacer;
+pub use pacer::{Pacer, PacingMode};
 pub use rtt::RttEstimator;
 pub use sink::TcpSink;
 pub use window::WindowSender;
@@ -91,6 +91,13 @@ pub struct TcpConfig {
     /// packet-switched gateways", 1992; ns-2's `overhead_` serves the same
     /// purpose); a small `j` (e.g. 0.01) breaks it. Window senders ignore it.
     pub pacing_jitter: f64,
+    /// How a rate-paced sender's pending gap follows a rate change:
+    /// `"restart"` (default; ns-2's rate-based agents) re-derives it from the
+    /// last departure at the new rate, `"integrate"` sends when the rate's
+    /// integral since the last departure reaches the packet's size (exact
+    /// fluid pacing). They differ when a flow's rate changes faster than its
+    /// packet gap: see [`PacingMode`]. Window senders ignore it.
+    pub pacing: PacingMode,
 }
 
 impl Default for TcpConfig {
@@ -108,6 +115,7 @@ impl Default for TcpConfig {
             rwnd_pkts: None,
             reliable: true,
             pacing_jitter: 0.0,
+            pacing: PacingMode::Restart,
             ack_delay: None,
         }
     }

@@ -134,7 +134,7 @@ impl WindowSender {
         }
         let mss = u64::from(mss);
         let feedback = cc.ecn_feedback();
-        let pacer = cc.paced().then(Pacer::new);
+        let pacer = cc.paced().then(|| Pacer::new(cfg.pacing));
         Ok(WindowSender {
             feedback,
             cc,
@@ -305,7 +305,7 @@ impl WindowSender {
     fn send_allowed(&mut self, ctx: &mut EndpointCtx) {
         let wnd = self.cwnd().min(self.rwnd);
         if let Some(p) = &mut self.pacer {
-            p.set_rate(self.cc.rate().unwrap_or(0.0));
+            p.set_rate(ctx.now(), self.cc.rate().unwrap_or(0.0));
         }
         let mut sent = false;
         while self.sendable(wnd) {
