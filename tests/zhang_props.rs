@@ -12,7 +12,10 @@
 //!   RTT 82 ms: +-24 % at 2.1, measured).
 //! - JetMax on one link with heterogeneous delays: the max-min allocation
 //!   (Theorem 16, `analysis::maxmin`, the water-filling oracle) for
-//!   0 < tau < 2, and with proposed rates the input of the link never exceeds
+//!   0 < tau < 2 (tested: [0.05, 1) plain, [1, 1.7) with the routers'
+//!   `count_self`, [1.7, 1.95) with it for one flow: several flows can
+//!   lock into a floor cycle there, see the test), and with proposed
+//!   rates (tau in [0.05, 0.9]) the input of the link never exceeds
 //!   gamma C (§6.4) by more than one packet per flow per 100-ms sample, the
 //!   packet phase of a sample window.
 //! - JetMax on random 2-3-hop parking lots (Theorem 16 under the consistent
@@ -161,7 +164,8 @@ fn emkc_single_flow_near_beta_two_settles() {
 }
 
 /// JetMax on a dumbbell of `mbps` with one flow per RTT in `rtts_ms`, all
-/// starting at 0; `count_self` is the router's option.
+/// starting at 0; `count_self` is the router's option. The window is the 10 s
+/// after a warm-up of [`jetmax_warmup_s`].
 fn jetmax_scenario(
     mbps: u32,
     rtts_ms: &[u32],
@@ -169,6 +173,8 @@ fn jetmax_scenario(
     proposals: bool,
     count_self: bool,
 ) -> String {
+    let warmup = jetmax_warmup_s(tau);
+    let duration = warmup + 10;
     let n = rtts_ms.len();
     let access: Vec<String> = rtts_ms
         .iter()
@@ -178,8 +184,8 @@ fn jetmax_scenario(
         r#"
 name = "jetmax-random"
 [run]
-duration = "40s"
-warmup = "30s"
+duration = "{duration}s"
+warmup = "{warmup}s"
 replications = 1
 seed = 11
 sample_interval = "100ms"
@@ -203,6 +209,16 @@ traffic = {{ kind = "bulk" }}
 "#,
         access = access.join(", "),
     )
+}
+
+/// The warm-up for gain `tau`: enough control steps to cut the distance to
+/// the fair share to 1 % in the model (Theorem 16: `|1 - tau|` per step,
+/// `ln 0.01 / ln |1 - tau|` steps), each step an RTT plus up to two
+/// intervals (§6.3: `RTT + (1 + k) Delta`, <= 0.4 + 0.2 s in these tests),
+/// and at least 30 s (the start-up transients of `tau > 1`).
+fn jetmax_warmup_s(tau: f64) -> u32 {
+    let steps = 0.01f64.ln() / (1.0 - tau).abs().ln();
+    ((steps * 0.6).ceil() as u32).max(30)
 }
 
 /// Every flow's window-mean sending rate is within 3 % of the max-min share
@@ -236,9 +252,11 @@ proptest! {
     /// rates (the base controller, eq. 134). Ranges: 1-8 flows, 10-100 Mb/s
     /// (C/N >= 2 Mb/s: >= 25 packets per 100-ms interval, so the flow-count
     /// estimate's one-packet quantisation is <= 4 % per interval and
-    /// averages out over the window), RTTs 20-400 ms, tau in [0.3, 1.7]
-    /// (|1 - tau| <= 0.7: 13 steps to 1 %, < 7 s at 400 ms + 100 ms
-    /// intervals; the window starts at 30 s). Tolerance 3 % per flow.
+    /// averages out over the window), RTTs 20-400 ms, tau in [0.05, 1)
+    /// (the window starts when the model is within 1 %: 90 steps, 54 s at
+    /// tau 0.05; 30 s from tau 0.2 on, [`jetmax_warmup_s`]; smaller gains
+    /// converge as surely but take proportionally longer to simulate).
+    /// Tolerance 3 % per flow.
     ///
     /// tau in (1, 2) is the next test's: with the paper's flow count the
     /// start-up overshoot of tau > 1 can drive the law to the rate floor,
@@ -250,7 +268,7 @@ proptest! {
     fn jetmax_converges_to_max_min(
         mbps in 10u32..=100,
         rtts in prop::collection::vec(20u32..=400, 1..=8),
-        tau in 0.3f64..1.0,
+        tau in 0.05f64..1.0,
     ) {
         prop_assume!(f64::from(mbps) / rtts.len() as f64 >= 2.0);
         let out = run(&jetmax_scenario(mbps, &rtts, tau, false, false));
@@ -278,7 +296,35 @@ proptest! {
         check_max_min(&out, mbps)?;
     }
 
-    /// With proposed rates (§6.4), for the monotone gains tau in [0.3, 0.9]:
+    /// tau in [1.7, 1.95) with `count_self`, one flow: the range where the
+    /// floor cycle of several flows can sustain itself (issue 6 session 19;
+    /// zhang README, suspected issue 16). A flow at the 10-kb/s floor sends
+    /// one packet per 0.8 s, and its last dense packet's gap covered
+    /// microseconds, so for ~0.8 s it is counted nowhere (eq. 148's gaps
+    /// look forward). If k of N flows sit on the floor, the packets that
+    /// leave it are stamped with the others' share g^ = gamma C / (N - k)
+    /// for g = gamma C / N and step to tau g^; the next step at the true g,
+    /// (1 - tau) tau g^ + tau g, is below 0, the floor again, iff tau - 1 >
+    /// g / g^ = (N - k) / N, i.e. tau > 2 - k / N. Measured: 2 flows on 42
+    /// Mb/s (RTTs 80 / 273 ms, tau 1.739, k = 1) and 7 on 29 Mb/s (the two
+    /// of RTT 73 / 67 ms, tau 1.732, k = 2: 2 - 2/7 = 1.714) cycle floor ->
+    /// share -> floor for the whole run. Whether a transient first puts a
+    /// flow on the floor is chance: 4 of 20 random cases with tau in
+    /// (2 - 1/N, 1.99) failed, and the [1, 1.7) cases above pass. Alone, `count_self`
+    /// stamps g^ = g (N >= 1) and the second step is tau g (2 - tau) > 0: no
+    /// cycle, convergence for every tau < 2. The window as above (54 s of
+    /// warm-up at tau 1.95; 2 - tau > 0.05 keeps the runs short).
+    #[test]
+    fn jetmax_alone_with_count_self_converges_near_tau_two(
+        mbps in 10u32..=100,
+        rtt in 20u32..=400,
+        tau in 1.7f64..1.95,
+    ) {
+        let out = run(&jetmax_scenario(mbps, &[rtt], tau, false, true));
+        check_max_min(&out, mbps)?;
+    }
+
+    /// With proposed rates (§6.4), for the monotone gains tau in [0.05, 0.9]:
     /// max-min as above, and the paper's "never above gamma C": in every
     /// 100-ms sample of the whole run, start-up included, the bottleneck's
     /// arrivals stay within gamma C plus one packet per flow. (The router
@@ -295,7 +341,7 @@ proptest! {
     fn jetmax_with_proposals_converges_to_max_min_and_never_exceeds_gamma_c(
         mbps in 10u32..=100,
         rtts in prop::collection::vec(20u32..=400, 1..=8),
-        tau in 0.3f64..0.9,
+        tau in 0.05f64..0.9,
     ) {
         prop_assume!(f64::from(mbps) / rtts.len() as f64 >= 2.0);
         let out = run(&jetmax_scenario(mbps, &rtts, tau, true, false));

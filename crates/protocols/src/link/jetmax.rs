@@ -113,7 +113,11 @@
 //!   60 without it, but two flows on 24 Mb/s with RTTs 153 / 20 ms missed
 //!   max-min at tau 1.6 and 1.69. Since session 17's arrival stamping that
 //!   pair converges up to tau 1.8 and 120 cases in [1, 1.7] over 10 seeds
-//!   pass; at tau 1.84 a case still fails (49 Mb/s, RTTs 205 / 146 ms).
+//!   pass. Closer to 2 several flows can lock into a floor cycle: a flow
+//!   at the floor is counted nowhere for ~0.8 s after its last dense
+//!   packet (forward-looking gaps), so k flows leaving the floor hear
+//!   `gamma C / (N - k)` and return to it iff `tau > 2 - k / N` (zhang
+//!   README, suspected issue 16); alone, `count_self` stamps the true share.
 //! - [INFERRED] the header carries the stamping router's interval counter
 //!   (2 bytes, `seq`) for the sources' duplicate detection (the
 //!   dissertation's 28-byte header has none: spec §2.7 UNSPECIFIED); only
