@@ -42,34 +42,11 @@ fn rates_and_arrivals(src: &str) -> (f64, f64) {
 
 #[test]
 fn paced_senders_rates_add_up_to_the_bottlenecks_arrivals() {
-    let n = 20;
-    let src = format!(
-        r#"
-name = "rate-conservation"
-[run]
-duration = "60s"
-warmup = "40s"
-replications = 1
-seed = 18
-sample_interval = "100ms"
-series = ["flow_rate"]
-[topology]
-kind = "dumbbell"
-pairs = {n}
-access = {{ capacity = "1Gbps", delay = "100ms", buffer = "100000pkt" }}
-egress = {{ capacity = "1Gbps", delay = "0ms", buffer = "100000pkt" }}
-bottleneck = {{ capacity = "2Mbps", delay = "5ms", buffer = "100pkt", algo = {{ kind = "emkc", interval = "100ms" }} }}
-[[flows]]
-name = "u"
-count = {n}
-start_jitter = "220ms"
-from = "s{{i}}"
-to = "d{{i}}"
-packet_size = "1000B"
-cc = {{ kind = "emkc", alpha = "200kbps", beta = 0.5 }}
-tcp = {{ reliable = false, initial_rto = "60s", min_rto = "60s" }}
-traffic = {{ kind = "bulk" }}
-"#,
+    let src = t2_small(
+        r#"{ kind = "emkc", interval = "100ms" }"#,
+        60,
+        18,
+        "restart",
     );
     let (rates, arrived) = rates_and_arrivals(&src);
     // The window's edges: each flow has rate x 100 ms of packets on its
@@ -86,18 +63,19 @@ traffic = {{ kind = "bulk" }}
     );
 }
 
-/// T2 with EMKC-AVQ in small: 20 flows, 2 Mb/s, gamma = 1, alpha = 0.2 Mb/s,
-/// beta = 0.5, so N alpha / (gamma C) = 2 as in T2 (x* = 0.1 Mb/s).
-fn t2_avq_small(pacing: &str) -> String {
+/// T2 in small: 20 EMKC flows (alpha = 0.2 Mb/s, beta = 0.5, RTT ~220 ms,
+/// started within 220 ms) on a 2-Mb/s link whose algorithm is `algo`,
+/// measured over `[40, duration_s]` s, paced by `pacing`.
+fn t2_small(algo: &str, duration_s: u32, seed: u64, pacing: &str) -> String {
     let n = 20;
     format!(
         r#"
-name = "rate-conservation-avq"
+name = "rate-conservation"
 [run]
-duration = "100s"
+duration = "{duration_s}s"
 warmup = "40s"
 replications = 1
-seed = 19
+seed = {seed}
 sample_interval = "100ms"
 series = ["flow_rate"]
 [topology]
@@ -105,7 +83,7 @@ kind = "dumbbell"
 pairs = {n}
 access = {{ capacity = "1Gbps", delay = "100ms", buffer = "100000pkt" }}
 egress = {{ capacity = "1Gbps", delay = "0ms", buffer = "100000pkt" }}
-bottleneck = {{ capacity = "2Mbps", delay = "5ms", buffer = "100pkt", algo = {{ kind = "emkc_avq", interval = "100ms", tau = 0.2, gamma = 1.0 }} }}
+bottleneck = {{ capacity = "2Mbps", delay = "5ms", buffer = "100pkt", algo = {algo} }}
 [[flows]]
 name = "u"
 count = {n}
@@ -118,6 +96,13 @@ tcp = {{ reliable = false, initial_rto = "60s", min_rto = "60s", pacing = "{paci
 traffic = {{ kind = "bulk" }}
 "#,
     )
+}
+
+/// T2 with EMKC-AVQ in small (gamma = 1, tau = 0.2): N alpha / (gamma C) =
+/// 2 as in T2, x* = 0.1 Mb/s; 60 s measured.
+fn t2_avq_small(pacing: &str) -> String {
+    let avq = r#"{ kind = "emkc_avq", interval = "100ms", tau = 0.2, gamma = 1.0 }"#;
+    t2_small(avq, 100, 19, pacing)
 }
 
 #[test]
