@@ -44,8 +44,9 @@ pub enum PacingMode {
 #[derive(Clone, Debug, Default)]
 pub struct Pacer {
     mode: PacingMode,
-    /// The last transmission: when, and its length in bytes.
-    last: Option<(SimTime, u64)>,
+    /// The last transmission's length in bytes (`None`: nothing sent yet);
+    /// when it left is `mark` until an `Integrate` rate change moves it.
+    last_len: Option<u64>,
     /// When the next packet may leave (`None`: not until the rate changes).
     next: Option<SimTime>,
     /// The pending gap's jitter: the gap is `len / rate * (1 + stretch)`.
@@ -72,7 +73,7 @@ impl Pacer {
     /// May a packet leave at `now`?
     #[inline]
     pub fn ready(&self, now: SimTime) -> bool {
-        match self.last {
+        match self.last_len {
             None => true,
             Some(_) => self.next.is_some_and(|t| t <= now),
         }
@@ -91,7 +92,7 @@ impl Pacer {
     /// rate changes before it ends.
     #[inline]
     pub fn sent(&mut self, now: SimTime, len: u64, rate_bps: f64, stretch: f64) {
-        self.last = Some((now, len));
+        self.last_len = Some(len);
         self.stretch = stretch;
         self.credit = 0.0;
         self.mark = now;
@@ -102,7 +103,7 @@ impl Pacer {
     /// The rate is `rate_bps` from `now` on: re-derive the next departure.
     #[inline]
     pub fn set_rate(&mut self, now: SimTime, rate_bps: f64) {
-        if self.mode == PacingMode::Integrate && self.last.is_some() && now > self.mark {
+        if self.mode == PacingMode::Integrate && self.last_len.is_some() && now > self.mark {
             if self.rate > 0.0 && self.rate.is_finite() {
                 self.credit += self.rate * (now - self.mark).as_secs_f64();
             }
@@ -116,8 +117,8 @@ impl Pacer {
     /// paid at the current rate, counted from `mark`.
     #[inline]
     fn schedule(&mut self) {
-        self.next = match self.last {
-            Some((_, len)) if self.rate > 0.0 && self.rate.is_finite() => {
+        self.next = match self.last_len {
+            Some(len) if self.rate > 0.0 && self.rate.is_finite() => {
                 let owed = (len as f64 * 8.0 * (1.0 + self.stretch) - self.credit).max(0.0);
                 Some(
                     self.mark
