@@ -36,15 +36,23 @@ fn value(
     }
 }
 
-/// Least-squares slope of `ys` on `xs` and its standard error (NaN for n < 3).
-pub fn slope(xs: &[f64], ys: &[f64]) -> (f64, f64) {
+/// Least-squares line `a + b x` through the points: (a, b).
+fn line(xs: &[f64], ys: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let mx = xs.iter().sum::<f64>() / n;
     let my = ys.iter().sum::<f64>() / n;
     let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
     let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
     let b = sxy / sxx;
-    let a = my - b * mx;
+    (my - b * mx, b)
+}
+
+/// Least-squares slope of `ys` on `xs` and its standard error (NaN for n < 3).
+pub fn slope(xs: &[f64], ys: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mx = xs.iter().sum::<f64>() / n;
+    let sxx: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
+    let (a, b) = line(xs, ys);
     let rss: f64 = xs
         .iter()
         .zip(ys)
@@ -56,6 +64,63 @@ pub fn slope(xs: &[f64], ys: &[f64]) -> (f64, f64) {
         f64::NAN
     };
     (b, se)
+}
+
+/// The largest distance of a point from the least-squares line, as a fraction
+/// of the points' span in y (0 for a straight line; NaN for a flat curve).
+pub fn line_deviation(xs: &[f64], ys: &[f64]) -> f64 {
+    let (a, b) = line(xs, ys);
+    let worst = xs
+        .iter()
+        .zip(ys)
+        .map(|(x, y)| (y - a - b * x).abs())
+        .fold(0.0, f64::max);
+    let (lo, hi) = ys
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), y| {
+            (l.min(*y), h.max(*y))
+        });
+    if hi > lo {
+        worst / (hi - lo)
+    } else {
+        0.0
+    }
+}
+
+/// The x^2 coefficient of the least-squares quadratic through the points and
+/// its standard error (NaN for n < 4). Fitted in u = x - mean(x), which leaves
+/// the x^2 coefficient unchanged: with S_k = sum u^k (S_1 = 0) the normal
+/// equations' matrix is [[n, 0, S2], [0, S2, S3], [S2, S3, S4]], and
+/// Var(c) = s^2 (M^-1)_22 = s^2 n S2 / det M, s^2 = RSS / (n - 3).
+pub fn quadratic(xs: &[f64], ys: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mx = xs.iter().sum::<f64>() / n;
+    let u: Vec<f64> = xs.iter().map(|x| x - mx).collect();
+    let sum = |f: &dyn Fn(usize) -> f64| (0..u.len()).map(f).sum::<f64>();
+    let (s2, s3, s4) = (
+        sum(&|i| u[i].powi(2)),
+        sum(&|i| u[i].powi(3)),
+        sum(&|i| u[i].powi(4)),
+    );
+    let (t0, t1, t2) = (
+        sum(&|i| ys[i]),
+        sum(&|i| u[i] * ys[i]),
+        sum(&|i| u[i].powi(2) * ys[i]),
+    );
+    // Cramer's rule on M (a, b, c) = (t0, t1, t2).
+    let det = n * (s2 * s4 - s3 * s3) - s2 * s2 * s2;
+    let a = (t0 * (s2 * s4 - s3 * s3) + s2 * (t1 * s3 - s2 * t2)) / det;
+    let b = (n * (t1 * s4 - s3 * t2) + s2 * (s3 * t0 - s2 * t1)) / det;
+    let c = (n * (s2 * t2 - s3 * t1) - s2 * s2 * t0) / det;
+    let rss: f64 = (0..u.len())
+        .map(|i| (ys[i] - a - b * u[i] - c * u[i] * u[i]).powi(2))
+        .sum();
+    let se = if xs.len() > 3 {
+        (rss / (n - 3.0) * n * s2 / det).sqrt()
+    } else {
+        f64::NAN
+    };
+    (c, se)
 }
 
 /// `y` at `x` on the polyline through `curve` (sorted by x), if x is inside it.
@@ -150,6 +215,9 @@ fn shape_word(s: Shape) -> &'static str {
         Shape::Below => "below",
         Shape::Close => "close to",
         Shape::All => "at every point",
+        Shape::Linear => "linear",
+        Shape::Convex => "convex",
+        Shape::Approaching => "approaching",
     }
 }
 
@@ -299,6 +367,89 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                 format!("{} .. {} over {} points", g(lo), g(hi), curve.len()),
             )
         }
+        Shape::Linear => {
+            let (xs, ys): (Vec<f64>, Vec<f64>) = curve.iter().copied().unzip();
+            let t = e.tolerance.unwrap_or(f64::NAN);
+            let dev = line_deviation(&xs, &ys);
+            let (_, b) = line(&xs, &ys);
+            let enough = curve.len() >= 3;
+            verdict(
+                enough && dev <= t,
+                if enough {
+                    format!(
+                        "largest distance from the line <= {}% of the span ({} points)",
+                        g(t * 100.0),
+                        curve.len()
+                    )
+                } else {
+                    format!("{} point(s) in the x range; a line needs 3", curve.len())
+                },
+                format!("within {}% of a line", g(t * 100.0)),
+                format!(
+                    "largest distance {}% of the span, slope {}; {}",
+                    g(dev * 100.0),
+                    g(b),
+                    summary(curve)
+                ),
+            )
+        }
+        Shape::Convex => {
+            let (xs, ys): (Vec<f64>, Vec<f64>) = curve.iter().copied().unzip();
+            let level = e.level.unwrap_or(DEFAULT_LEVEL);
+            let enough = curve.len() >= 4;
+            let (c, se) = if enough {
+                quadratic(&xs, &ys)
+            } else {
+                (f64::NAN, f64::NAN)
+            };
+            let half = if enough {
+                t_quantile(level, xs.len() - 3) * se
+            } else {
+                f64::NAN
+            };
+            verdict(
+                enough && c - half > 0.0,
+                if enough {
+                    format!(
+                        "x^2 coefficient > 0 at {}% confidence ({} points)",
+                        g(level * 100.0),
+                        curve.len()
+                    )
+                } else {
+                    format!(
+                        "{} point(s) in the x range; a quadratic needs 4",
+                        curve.len()
+                    )
+                },
+                "x^2 coefficient > 0".into(),
+                format!("x^2 coefficient {} ± {}; {}", g(c), g(half), summary(curve)),
+            )
+        }
+        Shape::Approaching => {
+            let v = e.value.unwrap_or(f64::NAN);
+            let gap = |p: &(f64, f64)| (p.1 - v).abs();
+            let bad = curve
+                .windows(2)
+                .find(|w| gap(&w[1]).partial_cmp(&gap(&w[0])) != Some(std::cmp::Ordering::Less));
+            let rule = match bad {
+                None if curve.len() >= 2 => "the distance shrinks at every step".to_string(),
+                None => format!("{} point(s) in the x range", curve.len()),
+                Some(w) => format!(
+                    "fails from x = {} (|y - {}| = {}) to x = {} ({})",
+                    g(w[0].0),
+                    g(v),
+                    g(gap(&w[0])),
+                    g(w[1].0),
+                    g(gap(&w[1]))
+                ),
+            };
+            verdict(
+                bad.is_none() && curve.len() >= 2,
+                rule,
+                format!("approaching {}", g(v)),
+                summary(curve),
+            )
+        }
         Shape::Increasing | Shape::Decreasing => {
             let up = e.shape == Shape::Increasing;
             let bad = curve.windows(2).find(|w| {
@@ -384,6 +535,36 @@ mod tests {
         let (b, se) = slope(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0, 3.0, 2.0, 5.0, 4.0]);
         assert!((b - 0.8).abs() < 1e-12);
         assert!((se - (3.6f64 / 3.0 / 10.0).sqrt()).abs() < 1e-12, "{se}");
+    }
+
+    #[test]
+    fn a_quadratic_is_recovered_exactly() {
+        let xs = [0.5, 1.0, 2.0, 3.5, 4.0, 7.0];
+        let ys: Vec<f64> = xs.iter().map(|x| 2.0 - 3.0 * x + 0.25 * x * x).collect();
+        let (c, se) = quadratic(&xs, &ys);
+        assert!((c - 0.25).abs() < 1e-12 && se < 1e-9, "{c} {se}");
+    }
+
+    #[test]
+    fn the_quadratic_term_follows_orthogonal_polynomials() {
+        // xs 1..5: the orthogonal quadratic is P2 = (x - 3)^2 - 2 = 2, -1, -2, -1, 2
+        // with sum P2^2 = 14, so c = sum P2 y / 14; for ys 1, 3, 2, 5, 4 that is
+        // -2/14. The quadratic's RSS is the line's (3.6, the slope test above)
+        // less (sum P2 y)^2 / 14, and se = sqrt(RSS / (n - 3) / 14).
+        let (c, se) = quadratic(&[1.0, 2.0, 3.0, 4.0, 5.0], &[1.0, 3.0, 2.0, 5.0, 4.0]);
+        assert!((c + 2.0 / 14.0).abs() < 1e-12, "{c}");
+        let rss: f64 = 3.6 - 4.0 / 14.0;
+        assert!((se - (rss / 2.0 / 14.0).sqrt()).abs() < 1e-12, "{se}");
+    }
+
+    #[test]
+    fn the_line_deviation_is_a_fraction_of_the_span() {
+        // A line: 0. ys 0, 0, 1 at xs 0, 1, 2: the line is -1/6 + x/2, the
+        // residuals 1/6, -1/3, 1/6; the span is 1.
+        assert!(line_deviation(&[0.0, 1.0, 2.0], &[1.0, 3.0, 5.0]) < 1e-12);
+        let d = line_deviation(&[0.0, 1.0, 2.0], &[0.0, 0.0, 1.0]);
+        assert!((d - 1.0 / 3.0).abs() < 1e-12, "{d}");
+        assert_eq!(line_deviation(&[0.0, 1.0, 2.0], &[4.0, 4.0, 4.0]), 0.0);
     }
 
     #[test]

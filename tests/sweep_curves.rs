@@ -216,3 +216,180 @@ fn a_curve_expectation_naming_no_parameter_is_an_error_with_its_key_path() {
         "{err}"
     );
 }
+
+/// A Poisson packet source into a 10 Mb/s link with a large buffer: an M/D/1
+/// queue. Its mean wait before service is W = rho / (2 mu (1 - rho))
+/// (Pollaczek-Khinchine with deterministic service), convex in the load, and
+/// the link's utilisation is rho, which approaches 1 as the rate grows.
+fn md1(expects: &str) -> String {
+    format!(
+        r#"
+name = "md1-curve"
+[run]
+duration = "20s"
+warmup = "1s"
+replications = 2
+seed = 11
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = {{ capacity = "10Mbps", delay = "1ms", buffer = "10000pkt" }}
+access = {{ capacity = "10Gbps", delay = "0ms", buffer = "10000pkt" }}
+[[flows]]
+name = "p"
+from = "s0"
+to = "d0"
+traffic = {{ kind = "poisson_packets", rate = "1Mbps" }}
+[sweep]
+[[sweep.param]]
+key = "flows.p.traffic.rate"
+name = "rate"
+values = ["1Mbps", "2Mbps", "3Mbps", "4Mbps", "5Mbps", "6Mbps", "7Mbps", "8Mbps"]
+{expects}
+"#
+    )
+}
+
+// The points share a seed (common random numbers), so one curve's noise is
+// one Poisson path read at eight rates: correlated, which the quadratic's
+// interval does not assume; a concave curve, not a noisy line, is the wrong
+// `convex` below. rho / (1 - rho) at rho = 0.1 .. 0.8 lies up to 26 % of its span away from its
+// least-squares line (0.111 .. 4: the line misses the end points), so 10 %
+// cannot pass; the utilisation rho itself is a line.
+const MD1: &str = r#"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "qdelay_mean_s"
+against = "rate"
+shape = "convex"
+source = "M/D/1: W = rho / (2 mu (1 - rho)) is convex in rho"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "utilisation"
+against = "rate"
+shape = "approaching"
+value = 1.0
+source = "the utilisation rho approaches 1 as the rate grows"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "utilisation"
+against = "rate"
+shape = "linear"
+tolerance = 0.02
+source = "the utilisation is rate / capacity"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "qdelay_mean_s"
+against = "rate"
+shape = "linear"
+tolerance = 0.1
+source = "deliberately wrong: M/D/1's wait is 26 % of its span off a line"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "utilisation"
+against = "rate"
+shape = "approaching"
+value = 0.0
+source = "deliberately wrong: the utilisation moves away from 0"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "utilisation"
+against = { scope = "link", subject = "r1->r2", metric = "qdelay_mean_s" }
+shape = "convex"
+source = "deliberately wrong: rho = 2 mu W / (1 + 2 mu W) is concave in W"
+"#;
+
+#[test]
+fn linear_convex_and_approaching_curves_follow_the_md1_queue() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("md1.toml");
+    std::fs::write(&f, md1(MD1)).unwrap();
+    let out = dir.path().join("store");
+    let o = netsim(
+        &["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        dir.path(),
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{stdout}");
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("md1-curve "))
+        .collect();
+    assert_eq!(rows.len(), 6, "{stdout}");
+    let row = |k: usize, has: &str, verdict: &str| {
+        assert!(
+            rows[k].contains(has) && rows[k].ends_with(verdict),
+            "{}",
+            rows[k]
+        );
+    };
+    row(
+        0,
+        "x^2 coefficient > 0 at 95% confidence (8 points)",
+        "PASS",
+    );
+    row(1, "the distance shrinks at every step", "PASS");
+    row(2, "<= 2% of the span (8 points)", "PASS");
+    row(3, "<= 10% of the span", "MISS");
+    row(4, "fails from x = 1.0000e6", "MISS");
+    row(5, "x^2 coefficient > 0", "MISS");
+}
+
+#[test]
+fn the_new_shapes_reject_what_they_do_not_take() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "shape = \"linear\"\nabs_tolerance = 0.1",
+            "sweep.expect[0].abs_tolerance",
+            "relative `tolerance`",
+        ),
+        (
+            "shape = \"linear\"",
+            "sweep.expect[0].tolerance",
+            "needs `tolerance`",
+        ),
+        (
+            "shape = \"convex\"\ntolerance = 0.1",
+            "sweep.expect[0].tolerance",
+            "takes no tolerance",
+        ),
+        (
+            "shape = \"approaching\"",
+            "sweep.expect[0].value",
+            "needs a finite `value`",
+        ),
+        (
+            "shape = \"increasing\"\nop = \"at_least\"",
+            "sweep.expect[0].op",
+            "takes no `op`",
+        ),
+        (
+            "shape = \"linear\"\ntolerance = 0.1\nlevel = 0.9",
+            "sweep.expect[0].level",
+            "takes no `level`",
+        ),
+        (
+            "shape = \"linear\"\ntolerance = -0.1",
+            "sweep.expect[0].tolerance",
+            "not a finite number >= 0",
+        ),
+    ];
+    for (k, (shape, key, msg)) in cases.iter().enumerate() {
+        let e = format!(
+            "[[sweep.expect]]\nscope = \"link\"\nsubject = \"r1->r2\"\nmetric = \"utilisation\"\nagainst = \"rate\"\n{shape}\nsource = \"x\"\n"
+        );
+        let f = dir.path().join(format!("bad{k}.toml"));
+        std::fs::write(&f, md1(&e)).unwrap();
+        let o = netsim(&["check", f.to_str().unwrap()], dir.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{shape}: {err}");
+        assert!(err.contains(key) && err.contains(msg), "{shape}: {err}");
+    }
+}

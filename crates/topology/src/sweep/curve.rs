@@ -10,7 +10,8 @@
 //! metric = "throughput_bps"
 //! ratio_to = "n12"          # optional: the per-replication ratio, as in [[expect]]
 //! against = "wtp_ratio"     # the swept parameter on the x axis
-//! shape = "slope"           # slope | increasing | decreasing
+//! shape = "slope"           # slope | increasing | decreasing | above | below
+//!                           # | close | all | linear | convex | approaching
 //! value = 0.6667            # the slope (shape = "slope")
 //! tolerance = 0.05          # relative; or abs_tolerance
 //! where = "marker == \"red\""  # optional: the points of one curve
@@ -30,7 +31,14 @@
 //! inside the x range both cover, this curve's mean is above / below / within
 //! the tolerance of the other's, read off the other by linear interpolation.
 //! `all` compares every point's mean with `value` by `op` ("utilisation at
-//! least 0.99 at every capacity").
+//! least 0.99 at every capacity"). `linear` asks that no mean lie further
+//! from the least-squares line than `tolerance` x the curve's span in y ("the
+//! marking probability depends linearly on the utilisation"); `convex`, that
+//! the least-squares quadratic's x^2 coefficient be positive with its
+//! Student-t interval (n - 3 degrees of freedom, `level`) above zero ("steeper
+//! as the utilisation increases"); `approaching`, that |mean - value| shrink
+//! from each point to the next ("as the weights increase the difference is
+//! smaller", with the curve a per-run ratio and `value = 1`).
 
 use serde::{Deserialize, Serialize};
 
@@ -59,6 +67,82 @@ pub enum Shape {
     /// Every point compared with `value` by `op` (at_least, at_most, or approx
     /// within the tolerance).
     All,
+    /// Close to a straight line: no point's mean is further from the
+    /// least-squares line than `tolerance` x the curve's span in y.
+    Linear,
+    /// Convex (steeper as x grows): the least-squares quadratic's x^2
+    /// coefficient is positive with its Student-t interval above zero. The
+    /// interval takes the points' means as independent; with `seeds =
+    /// "common"` (the default) the points' errors are correlated and a line
+    /// plus noise can look convex (`seeds = "independent"` avoids it).
+    Convex,
+    /// Approaching `value`: each point's distance |y - value| is smaller than
+    /// the previous point's (in x order), "the gap shrinks".
+    Approaching,
+}
+
+/// Whether a shape takes a tolerance.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum Tol {
+    /// Never.
+    Never,
+    /// `tolerance` or `abs_tolerance`, needed with op = "approx".
+    IfApprox,
+    /// `tolerance` or `abs_tolerance`, always needed.
+    Always,
+    /// A relative `tolerance` only, always needed.
+    Relative,
+}
+
+/// What a shape needs from its entry.
+pub(super) struct ShapeRule {
+    /// Needs a finite `value` (and takes none otherwise).
+    pub value: bool,
+    /// Its tolerance.
+    pub tolerance: Tol,
+    /// Compares with another curve (`than`).
+    pub than: bool,
+    /// The fewest points its curve may have.
+    pub min_points: usize,
+}
+
+impl Shape {
+    /// The shape's name, as written in the scenario.
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Slope => "slope",
+            Shape::Increasing => "increasing",
+            Shape::Decreasing => "decreasing",
+            Shape::Above => "above",
+            Shape::Below => "below",
+            Shape::Close => "close",
+            Shape::All => "all",
+            Shape::Linear => "linear",
+            Shape::Convex => "convex",
+            Shape::Approaching => "approaching",
+        }
+    }
+
+    pub(super) fn rule(self) -> ShapeRule {
+        let r = |value, tolerance, than, min_points| ShapeRule {
+            value,
+            tolerance,
+            than,
+            min_points,
+        };
+        match self {
+            Shape::Slope => r(true, Tol::IfApprox, false, 3),
+            Shape::All => r(true, Tol::IfApprox, false, 1),
+            Shape::Increasing | Shape::Decreasing => r(false, Tol::Never, false, 2),
+            Shape::Above | Shape::Below => r(false, Tol::Never, true, 2),
+            Shape::Close => r(false, Tol::Always, true, 2),
+            // A line through two points fits them exactly.
+            Shape::Linear => r(false, Tol::Relative, false, 3),
+            // A quadratic's coefficient has a standard error from n >= 4 points.
+            Shape::Convex => r(false, Tol::Never, false, 4),
+            Shape::Approaching => r(true, Tol::Never, false, 2),
+        }
+    }
 }
 
 /// The x axis: a swept parameter, or a measured metric's per-point mean.
@@ -117,22 +201,25 @@ pub struct CurveExpect {
     pub x_max: Option<f64>,
     /// What is expected.
     pub shape: Shape,
-    /// How the slope is compared with `value` (default approx).
+    /// How the slope (`slope`) or each point (`all`) is compared with
+    /// `value` (default approx).
     #[serde(default)]
     pub op: ExpectOp,
     /// The other curve of `above` / `below`: a condition over the parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub than: Option<String>,
-    /// The expected slope (required for `shape = "slope"`).
+    /// The expected slope (`slope`), bound (`all`) or limit (`approaching`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<f64>,
-    /// Relative tolerance on the slope (fraction of `value`).
+    /// Relative tolerance: a fraction of `value` (`slope`, `all`), of the other
+    /// curve's value (`close`), or of the curve's span in y (`linear`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<f64>,
-    /// Absolute tolerance on the slope.
+    /// Absolute tolerance (`slope`, `all`, `close`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub abs_tolerance: Option<f64>,
-    /// Confidence level of the slope's interval (default 0.95).
+    /// Confidence level of the slope's (`slope`) or the x^2 coefficient's
+    /// (`convex`) interval (default 0.95).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub level: Option<f64>,
     /// A condition over the parameters (the constraint language) choosing the
@@ -238,50 +325,87 @@ pub(super) fn resolve(
     let mut out = Vec::new();
     for (k, e) in entries.iter().enumerate() {
         let err = |key: &str, m: String| ScenarioError::new(format!("sweep.expect[{k}].{key}"), m);
-        let slope = e.shape == Shape::Slope;
-        let all = e.shape == Shape::All;
-        let close = e.shape == Shape::Close;
-        if (slope || all) && e.value.is_none_or(|v| !v.is_finite()) {
+        let rule = e.shape.rule();
+        let name = e.shape.name();
+        if rule.value && e.value.is_none_or(|v| !v.is_finite()) {
             return Err(err(
                 "value",
-                "shape = \"slope\" or \"all\" needs a finite `value`".into(),
+                format!("shape = \"{name}\" needs a finite `value`"),
             ));
         }
-        if (slope || all)
-            && e.op == ExpectOp::Approx
-            && e.tolerance.is_none()
-            && e.abs_tolerance.is_none()
-        {
+        if !rule.value && e.value.is_some() {
+            return Err(err("value", format!("shape = \"{name}\" takes no `value`")));
+        }
+        let tolerant = e.tolerance.is_some() || e.abs_tolerance.is_some();
+        let needs_tolerance = match rule.tolerance {
+            Tol::Never => {
+                if tolerant {
+                    return Err(err(
+                        "tolerance",
+                        format!("shape = \"{name}\" takes no tolerance"),
+                    ));
+                }
+                false
+            }
+            Tol::IfApprox => e.op == ExpectOp::Approx,
+            Tol::Always => true,
+            Tol::Relative => {
+                if e.abs_tolerance.is_some() {
+                    return Err(err(
+                        "abs_tolerance",
+                        format!(
+                            "shape = \"{name}\" takes a relative `tolerance` (a fraction of the curve's span), not `abs_tolerance`"
+                        ),
+                    ));
+                }
+                true
+            }
+        };
+        if needs_tolerance && !tolerant {
+            let what = if rule.tolerance == Tol::Relative {
+                "`tolerance`"
+            } else {
+                "`tolerance` or `abs_tolerance`"
+            };
+            let when = if rule.tolerance == Tol::IfApprox {
+                " with op = \"approx\""
+            } else {
+                ""
+            };
             return Err(err(
                 "tolerance",
-                "shape = \"slope\" or \"all\" with op = \"approx\" needs `tolerance` or `abs_tolerance`"
-                    .into(),
+                format!("shape = \"{name}\"{when} needs {what}"),
             ));
         }
-        if !slope && !all && e.value.is_some() {
+        if let Some(t) = e.tolerance.filter(|t| !(t.is_finite() && *t >= 0.0)) {
+            return Err(err("tolerance", format!("{t} is not a finite number >= 0")));
+        }
+        if let Some(t) = e.abs_tolerance.filter(|t| !(t.is_finite() && *t >= 0.0)) {
             return Err(err(
-                "value",
-                "`value` goes with shape = \"slope\" or \"all\" only".into(),
+                "abs_tolerance",
+                format!("{t} is not a finite number >= 0"),
             ));
         }
-        if !slope && !close && !all && (e.tolerance.is_some() || e.abs_tolerance.is_some()) {
-            return Err(err(
-                "tolerance",
-                "tolerances go with shape = \"slope\", \"close\" or \"all\" only".into(),
-            ));
-        }
-        if close && e.tolerance.is_none() && e.abs_tolerance.is_none() {
-            return Err(err(
-                "tolerance",
-                "shape = \"close\" needs `tolerance` or `abs_tolerance`".into(),
-            ));
-        }
-        let compares = matches!(e.shape, Shape::Above | Shape::Below | Shape::Close);
+        let compares = rule.than;
         if compares != e.than.is_some() {
             return Err(err(
                 "than",
                 "`than` (the other curve) goes with shape = \"above\", \"below\" or \"close\", and they need it"
                     .into(),
+            ));
+        }
+        if e.op != ExpectOp::Approx && !matches!(e.shape, Shape::Slope | Shape::All) {
+            return Err(err(
+                "op",
+                format!("shape = \"{name}\" takes no `op` (it goes with \"slope\" and \"all\")"),
+            ));
+        }
+        if e.level.is_some() && !matches!(e.shape, Shape::Slope | Shape::Convex) {
+            return Err(err(
+                "level",
+                format!(
+                    "shape = \"{name}\" takes no `level` (it goes with \"slope\" and \"convex\")"
+                ),
             ));
         }
         if let Some(l) = e.level.filter(|l| !(*l > 0.0 && *l < 1.0)) {
@@ -308,13 +432,7 @@ pub(super) fn resolve(
                 with_x(o, &e.against, &names, points).map_err(|m| err("than", m))?
             }
         };
-        let min = if slope {
-            3
-        } else if all {
-            1
-        } else {
-            2
-        };
+        let min = rule.min_points;
         for (key, set) in [("where", &mine), ("than", &other)] {
             if (key == "where" || compares) && set.len() < min {
                 return Err(err(
