@@ -312,7 +312,7 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                         .max(e.abs_tolerance.unwrap_or(0.0));
                     let mut parts = Vec::new();
                     if let Some(t) = e.tolerance {
-                        parts.push(format!("±{}%", t * 100.0));
+                        parts.push(format!("±{}%", g(t * 100.0)));
                     }
                     if let Some(a) = e.abs_tolerance {
                         parts.push(format!("±{a}"));
@@ -497,7 +497,7 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
             };
             let mean = diffs.iter().map(|d| d.1).sum::<f64>() / diffs.len().max(1) as f64;
             let word = match (e.shape, e.tolerance, e.abs_tolerance) {
-                (Shape::Close, Some(t), _) => format!("within ±{}% of", t * 100.0),
+                (Shape::Close, Some(t), _) => format!("within ±{}% of", g(t * 100.0)),
                 (Shape::Close, None, Some(a)) => format!("within ±{} of", g(a)),
                 _ => word.to_string(),
             };

@@ -94,7 +94,7 @@ fn judge(e: &Expect, mean: f64, half: f64) -> (bool, String) {
             let mut parts = Vec::new();
             if let Some(t) = e.tolerance {
                 allowed = allowed.max(t * e.value.abs());
-                parts.push(format!("±{}%", t * 100.0));
+                parts.push(format!("±{}%", g(t * 100.0)));
             }
             if let Some(a) = e.abs_tolerance {
                 allowed = allowed.max(a);

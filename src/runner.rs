@@ -87,6 +87,22 @@ pub fn run_all(
     })
 }
 
+/// The names and settings the analysis of `resolved`'s runs needs.
+pub fn run_meta(resolved: &Resolved) -> analysis::RunMeta {
+    let f = resolved.scenario.run.fairness;
+    analysis::RunMeta {
+        scenario: resolved.name.clone(),
+        group_names: resolved.group_names(),
+        link_names: resolved.link_names(),
+        fairness: f.map_or_else(analysis::FairnessSpec::default, |f| {
+            analysis::FairnessSpec {
+                epsilon: f.epsilon,
+                average_s: f.average.as_secs_f64(),
+            }
+        }),
+    }
+}
+
 /// Run the replications of `resolved` (its own seed and count) and gather them
 /// with the names the analysis needs; also returns the set's wall-clock seconds.
 pub fn run_set(
@@ -97,11 +113,7 @@ pub fn run_set(
     let run = &resolved.scenario.run;
     let runs = run_all(resolved, run.seed, run.replications, threads, progress)?;
     let set = analysis::RunSet {
-        meta: analysis::RunMeta {
-            scenario: resolved.name.clone(),
-            group_names: resolved.group_names(),
-            link_names: resolved.link_names(),
-        },
+        meta: run_meta(resolved),
         runs: runs.outputs,
         wall_secs: runs.wall_secs,
     };

@@ -441,11 +441,7 @@ fn run_one(
     });
     let wall = t.elapsed().as_secs_f64();
     let set = analysis::RunSet {
-        meta: analysis::RunMeta {
-            scenario: r.name.clone(),
-            group_names: r.group_names(),
-            link_names: r.link_names(),
-        },
+        meta: crate::runner::run_meta(r),
         runs: vec![out],
         wall_secs: vec![wall],
     };

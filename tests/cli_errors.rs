@@ -167,6 +167,39 @@ fn zero_replications_are_rejected() {
 }
 
 #[test]
+fn a_fairness_epsilon_outside_zero_one_is_rejected() {
+    assert_error(
+        &with(
+            "replications = 2",
+            "replications = 2\nsample_interval = \"1s\"\nseries = [\"flow_rate\"]\nfairness = { epsilon = 1.5 }",
+        ),
+        &["run.fairness.epsilon", "not in (0, 1)", "line"],
+    );
+}
+
+#[test]
+fn a_fairness_setting_without_the_rate_series_is_rejected() {
+    assert_error(
+        &with(
+            "replications = 2",
+            "replications = 2\nfairness = { epsilon = 0.01, average = \"10s\" }",
+        ),
+        &["run.fairness", "flow_rate", "line"],
+    );
+}
+
+#[test]
+fn an_unknown_fairness_key_is_rejected() {
+    assert_error(
+        &with(
+            "replications = 2",
+            "replications = 2\nfairness = { epsilon = 0.01, averge = \"10s\" }",
+        ),
+        &["averge", "line"],
+    );
+}
+
+#[test]
 fn a_threshold_marker_needs_a_positive_k() {
     assert_error(
         &with("k_pkts = 20", "k_pkts = 0"),

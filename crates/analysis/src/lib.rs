@@ -57,6 +57,7 @@
 pub mod campaign;
 pub mod dynamics;
 pub mod error;
+pub mod fairness;
 pub mod maxmin;
 pub mod models;
 pub mod plot;
@@ -69,6 +70,7 @@ pub mod tables;
 pub mod write;
 
 pub use error::AnalysisError;
+pub use fairness::FairnessSpec;
 pub use plot::PlotFormat;
 pub use read::{find_table, read_table};
 pub use stats::{jain, Summary};

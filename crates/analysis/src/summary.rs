@@ -28,7 +28,9 @@
 //!   the `link_rate` series, `peak_arrival_bps` and `peak_loss_frac` (whole run,
 //!   per sampling interval, [`crate::dynamics::link_series_stats`]) and
 //!   `utilisation_var` (the variance of the sampled utilisation in the
-//!   window, seed 002's Fig. 40);
+//!   window, seed 002's Fig. 40) and, with the `flow_rate` series, `fair_s`
+//!   (the time after the last of the link's flows starts until they are
+//!   epsilon-fair for good, [`crate::fairness`]);
 //! - scope `"run"`, subject `"all"`: `events`, `wall_s`, `events_per_wall_s`.
 //!
 //! `n` counts the replications in which the metric is defined (a group with no
@@ -38,9 +40,10 @@
 use std::collections::BTreeMap;
 
 use polars::prelude::{DataFrame, PolarsResult};
-use sim_core::{FlowReport, GroupId, LinkId, LinkReport, RunOutput};
+use sim_core::{FlowId, FlowReport, GroupId, LinkId, LinkReport, RunOutput};
 
 use crate::dynamics::{group_dynamics, group_send_rate, link_series_stats, LinkSeriesStats};
+use crate::fairness::{fair_time, flow_rates, FairnessSpec, FlowRates};
 use crate::stats::{jain, Summary};
 use crate::tables::{col, finite, link_jain, link_metrics, RunSet};
 
@@ -219,10 +222,23 @@ fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
 
 /// The per-replication metrics of link `l` in `run`: the links table's columns,
 /// then its peaks from the sampled series (`peaks`, [`link_series_stats`] of the run).
-fn link_acc(run: &RunOutput, l: &LinkReport, peaks: &[LinkSeriesStats], acc: &mut Acc) {
+fn link_acc(
+    run: &RunOutput,
+    l: &LinkReport,
+    peaks: &[LinkSeriesStats],
+    fair: (&FlowRates, FairnessSpec),
+    acc: &mut Acc,
+) {
     for (m, v) in link_metrics(l, link_jain(run, l)) {
         acc.push(&m, v.value());
     }
+    let starts: Vec<(FlowId, f64)> = l
+        .flows
+        .iter()
+        .filter_map(|id| run.flows.get(id.index()).filter(|f| f.flow == *id))
+        .map(|f| (f.flow, f.start.as_secs_f64()))
+        .collect();
+    acc.push("fair_s", fair_time(fair.0, &starts, fair.1));
     let lp = peaks.get(l.link.index()).copied().unwrap_or_default();
     acc.push("peak_arrival_bps", lp.arrival);
     acc.push("peak_loss_frac", lp.loss);
@@ -251,11 +267,12 @@ pub fn summary_rows(set: &RunSet) -> Vec<SummaryRow> {
             group_metrics(run, flows, groups.entry(*g).or_default());
         }
         let peaks = link_series_stats(run);
+        let rates = flow_rates(run);
         for l in &run.links {
             let (_, acc) = links
                 .entry(l.link)
                 .or_insert_with(|| (set.link_label(l), Acc::default()));
-            link_acc(run, l, &peaks, acc);
+            link_acc(run, l, &peaks, (&rates, set.meta.fairness), acc);
         }
         let wall = set.wall_secs.get(i).copied();
         run_acc.push("events", Some(run.events as f64));
@@ -324,9 +341,10 @@ pub fn run_metrics(set: &RunSet, i: usize) -> Vec<MetricValue> {
         emit("group", &set.meta.group_name(*g), acc);
     }
     let peaks = link_series_stats(run);
+    let rates = flow_rates(run);
     for l in &run.links {
         let mut acc = Acc::default();
-        link_acc(run, l, &peaks, &mut acc);
+        link_acc(run, l, &peaks, (&rates, set.meta.fairness), &mut acc);
         emit("link", &set.link_label(l), acc);
     }
     let mut acc = Acc::default();

@@ -30,6 +30,8 @@ pub struct RunMeta {
     pub group_names: Vec<String>,
     /// Link names; index = [`LinkId`].
     pub link_names: Vec<String>,
+    /// The parameters of the links' time to fairness (`fair_s`).
+    pub fairness: crate::FairnessSpec,
 }
 
 impl RunMeta {
@@ -611,6 +613,7 @@ pub(crate) mod tests {
                 scenario: "sample".into(),
                 group_names: vec!["a".into(), "b".into()],
                 link_names: vec!["r1->r2".into(), "h1->r1".into()],
+                fairness: crate::FairnessSpec::default(),
             },
             runs: vec![run(0, 1), run(1, 2)],
             wall_secs: vec![0.5, 0.25],

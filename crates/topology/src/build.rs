@@ -408,6 +408,23 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
     if r.replications == 0 {
         return Err(err("run.replications", "must be >= 1"));
     }
+    if let Some(f) = &r.fairness {
+        if !(f.epsilon > 0.0 && f.epsilon < 1.0) {
+            return Err(err(
+                "run.fairness.epsilon",
+                format!(
+                    "{} is not in (0, 1): fair means smallest / largest rate >= 1 - epsilon",
+                    f.epsilon
+                ),
+            ));
+        }
+        if !r.series.contains(&SeriesName::FlowRate) {
+            return Err(err(
+                "run.fairness",
+                "the time to fairness is read from the rates: add \"flow_rate\" to run.series",
+            ));
+        }
+    }
     match (r.sample_interval, r.series.is_empty()) {
         (Some(d), _) if d == SimDuration::ZERO => Err(err("run.sample_interval", "must be > 0")),
         (None, false) => Err(err("run.series", "series need a run.sample_interval")),

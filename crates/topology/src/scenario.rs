@@ -63,6 +63,29 @@ pub struct RunConfig {
     /// Which time series to sample.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub series: Vec<SeriesName>,
+    /// The parameters of the links' time to fairness (`fair_s`, computed
+    /// with the `flow_rate` series). Default: 1 %-fairness of the samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<FairnessConfig>,
+}
+
+/// `[run] fairness = { epsilon = 0.01, average = "10s" }`: the link metric
+/// `fair_s` is the time after the last of a link's flows starts until their
+/// rates, each a trailing moving average over `average`, are epsilon-fair
+/// (smallest / largest >= 1 - epsilon, seed 002's eq. 107) for good.
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FairnessConfig {
+    /// In (0, 1). Default 0.01.
+    #[serde(default = "default_epsilon")]
+    pub epsilon: f64,
+    /// Length of the moving average. Default 0 (each sample alone).
+    #[serde(default)]
+    pub average: SimDuration,
+}
+
+fn default_epsilon() -> f64 {
+    0.01
 }
 
 fn one() -> u32 {
