@@ -3,8 +3,10 @@
 //!
 //! Epsilon-fairness is seed 002's eq. 107: an allocation `(x_1, .., x_N)` is
 //! epsilon-fair if `min_i x_i / max_j x_j >= 1 - epsilon` (the worst ratio
-//! between any two flows; Theorem 12 counts EMKC's steps to it, Theorem 17
-//! JetMax's). Definitions:
+//! between any two flows; Theorem 12 counts EMKC's steps to it. JetMax's
+//! Theorem 17 asks more, every rate within epsilon of its share, eq. 140:
+//! the group metrics `send_rate_min_bps` / `send_rate_max_bps` check that).
+//! Definitions:
 //! - each flow's rate: its controller's rate averaged over the sample
 //!   interval (`rate_avg_bps` of the `flow_rate` series) where its sender
 //!   tracks it, else the point samples (`rate_bps`), else its received
@@ -38,8 +40,8 @@ pub struct FairnessSpec {
 }
 
 impl Default for FairnessSpec {
-    /// 1 %-fairness (seed 002's JetMax claims, Theorem 17) of the samples as
-    /// they are.
+    /// 1 %-fairness (the level of seed 002's convergence claims, e.g.
+    /// Theorem 17's) of the samples as they are.
     fn default() -> Self {
         FairnessSpec {
             epsilon: 0.01,
