@@ -9,7 +9,8 @@
 //! mean, fair when min / max >= 0.99, the time after x2's join of the last
 //! unfair step. The model value is the reference of t1-emkc.toml's
 //! `[[expect]]` on fair_s (199.9 s); its tolerance (7 %) is the spread of the
-//! model over D within one interval, computed here too.
+//! model over D within one interval, computed here too. The last test gives
+//! the bounds of E5.3 at packet level (e5-3-fairness-packets.toml).
 
 use std::collections::BTreeMap;
 
@@ -87,4 +88,19 @@ fn the_papers_250_s_needs_a_longer_delay_in_the_model() {
     // near 27 intervals (a 2.7-s RTT) instead of 21.
     assert!(model_fair_s(3, 26) < 250.0);
     assert!(model_fair_s(3, 27) > 250.0);
+}
+
+/// E5.3 at packet level (scenarios/papers/zhang/e5-3-fairness-packets.toml)
+/// is bounded by the discrete model with one and two steps of feedback
+/// delay: 152 and 303 steps to 10 %-fairness from (0, C), C = 1000 kb/s,
+/// alpha = 10 kb/s, beta = 0.5.
+#[test]
+fn e5_3_bounds_are_the_model_with_one_and_two_steps_of_delay() {
+    use analysis::models::emkc::{fairness_steps, maximally_unfair, Emkc};
+    let steps = |d: usize| {
+        let m = Emkc::uniform(1000.0, 10.0, 0.5, 2, d).unwrap();
+        fairness_steps(&m, &maximally_unfair(2, 1000.0), &[0.1], 2000).unwrap()[0]
+    };
+    assert_eq!(steps(1), Some(152));
+    assert_eq!(steps(2), Some(303));
 }
