@@ -132,6 +132,27 @@ fn netsim(args: &[&str], cwd: &Path) -> std::process::Output {
         .unwrap()
 }
 
+/// The verdict rows of a successful `netsim sweep` of campaign `name` (there
+/// must be `n`), as a checker: row `k` contains `has` and ends with `verdict`.
+fn verdict_rows(o: &std::process::Output, name: &str, n: usize) -> impl Fn(usize, &str, &str) {
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(o.status.success(), "{stdout}");
+    let prefix = format!("{name} ");
+    let rows: Vec<String> = stdout
+        .lines()
+        .filter(|l| l.starts_with(&prefix))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(rows.len(), n, "{stdout}");
+    move |k: usize, has: &str, verdict: &str| {
+        assert!(
+            rows[k].contains(has) && rows[k].ends_with(verdict),
+            "{}",
+            rows[k]
+        );
+    }
+}
+
 #[test]
 fn a_slope_and_a_monotone_curve_pass_and_a_wrong_shape_fails_the_check() {
     let dir = tempfile::tempdir().unwrap();
@@ -145,21 +166,7 @@ fn a_slope_and_a_monotone_curve_pass_and_a_wrong_shape_fails_the_check() {
         }
         a
     };
-    let o = netsim(&args(false), dir.path());
-    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(o.status.success(), "{stdout}");
-    let rows: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("cbr-curve "))
-        .collect();
-    assert_eq!(rows.len(), 7, "{stdout}");
-    let row = |k: usize, has: &str, verdict: &str| {
-        assert!(
-            rows[k].contains(has) && rows[k].ends_with(verdict),
-            "{}",
-            rows[k]
-        );
-    };
+    let row = verdict_rows(&netsim(&args(false), dir.path()), "cbr-curve", 7);
     row(0, "slope 1 ", "PASS");
     // The increasing curve over the three points the `where` keeps.
     row(1, "3 points", "PASS");
@@ -253,9 +260,9 @@ values = ["1Mbps", "2Mbps", "3Mbps", "4Mbps", "5Mbps", "6Mbps", "7Mbps", "8Mbps"
 // The points share a seed (common random numbers), so one curve's noise is
 // one Poisson path read at eight rates: correlated, which the quadratic's
 // interval does not assume; a concave curve, not a noisy line, is the wrong
-// `convex` below. rho / (1 - rho) at rho = 0.1 .. 0.8 lies up to 26 % of its span away from its
-// least-squares line (0.111 .. 4: the line misses the end points), so 10 %
-// cannot pass; the utilisation rho itself is a line.
+// `convex` below. rho / (1 - rho) at rho = 0.1 .. 0.8 lies up to 26 % of
+// its span away from its least-squares line (0.111 .. 4: the line misses the
+// end points), so 10 % cannot pass; the utilisation rho itself is a line.
 const MD1: &str = r#"
 [[sweep.expect]]
 scope = "link"
@@ -315,20 +322,7 @@ fn linear_convex_and_approaching_curves_follow_the_md1_queue() {
         &["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()],
         dir.path(),
     );
-    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
-    assert!(o.status.success(), "{stdout}");
-    let rows: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.starts_with("md1-curve "))
-        .collect();
-    assert_eq!(rows.len(), 6, "{stdout}");
-    let row = |k: usize, has: &str, verdict: &str| {
-        assert!(
-            rows[k].contains(has) && rows[k].ends_with(verdict),
-            "{}",
-            rows[k]
-        );
-    };
+    let row = verdict_rows(&o, "md1-curve", 6);
     row(
         0,
         "x^2 coefficient > 0 at 95% confidence (8 points)",

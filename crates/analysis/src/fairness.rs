@@ -98,6 +98,9 @@ fn smoothed(s: &[(f64, f64)], average: f64) -> Vec<(f64, f64)> {
 /// `fair_s` of the flows `flows` (id, start time in seconds), from their
 /// sampled rates `rates` ([`flow_rates`]).
 pub fn fair_time(rates: &FlowRates, flows: &[(FlowId, f64)], spec: FairnessSpec) -> Option<f64> {
+    if flows.len() < 2 {
+        return None;
+    }
     let t0 = flows.iter().map(|f| f.1).reduce(f64::max)?;
     // time -> (min, max, count) over the flows sampled then; times are > t0
     // >= 0, so their bit patterns sort like the times.
