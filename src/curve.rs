@@ -287,16 +287,21 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
         text: Some((reference, got)),
     };
     let word = shape_word(e.shape);
+    let need = e.shape.min_points();
+    if curve.len() < need {
+        return verdict(
+            false,
+            format!(
+                "{} point(s) in the x range; \"{}\" needs {need}",
+                curve.len(),
+                e.shape.name()
+            ),
+            word.into(),
+            summary(curve),
+        );
+    }
     match e.shape {
         Shape::Slope => {
-            if curve.len() < 3 {
-                return verdict(
-                    false,
-                    format!("{} point(s) in the x range; a slope needs 3", curve.len()),
-                    word.into(),
-                    summary(curve),
-                );
-            }
             let (xs, ys): (Vec<f64>, Vec<f64>) = curve.iter().copied().unzip();
             let level = e.level.unwrap_or(DEFAULT_LEVEL);
             let (b, se) = slope(&xs, &ys);
@@ -358,7 +363,7 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                     (a.min(p.1), b.max(p.1))
                 });
             verdict(
-                bad.is_none() && !curve.is_empty(),
+                bad.is_none(),
                 match bad {
                     None => format!("{rule} at all {} points", curve.len()),
                     Some(p) => format!("{rule}: fails at x = {} ({})", g(p.0), g(p.1)),
@@ -372,18 +377,13 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
             let t = e.tolerance.unwrap_or(f64::NAN);
             let dev = line_deviation(&xs, &ys);
             let (_, b) = line(&xs, &ys);
-            let enough = curve.len() >= 3;
             verdict(
-                enough && dev <= t,
-                if enough {
-                    format!(
-                        "largest distance from the line <= {}% of the span ({} points)",
-                        g(t * 100.0),
-                        curve.len()
-                    )
-                } else {
-                    format!("{} point(s) in the x range; a line needs 3", curve.len())
-                },
+                dev <= t,
+                format!(
+                    "largest distance from the line <= {}% of the span ({} points)",
+                    g(t * 100.0),
+                    curve.len()
+                ),
                 format!("within {}% of a line", g(t * 100.0)),
                 format!(
                     "largest distance {}% of the span, slope {}; {}",
@@ -396,31 +396,15 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
         Shape::Convex => {
             let (xs, ys): (Vec<f64>, Vec<f64>) = curve.iter().copied().unzip();
             let level = e.level.unwrap_or(DEFAULT_LEVEL);
-            let enough = curve.len() >= 4;
-            let (c, se) = if enough {
-                quadratic(&xs, &ys)
-            } else {
-                (f64::NAN, f64::NAN)
-            };
-            let half = if enough {
-                t_quantile(level, xs.len() - 3) * se
-            } else {
-                f64::NAN
-            };
+            let (c, se) = quadratic(&xs, &ys);
+            let half = t_quantile(level, xs.len() - 3) * se;
             verdict(
-                enough && c - half > 0.0,
-                if enough {
-                    format!(
-                        "x^2 coefficient > 0 at {}% confidence ({} points)",
-                        g(level * 100.0),
-                        curve.len()
-                    )
-                } else {
-                    format!(
-                        "{} point(s) in the x range; a quadratic needs 4",
-                        curve.len()
-                    )
-                },
+                c - half > 0.0,
+                format!(
+                    "x^2 coefficient > 0 at {}% confidence ({} points)",
+                    g(level * 100.0),
+                    curve.len()
+                ),
                 "x^2 coefficient > 0".into(),
                 format!("x^2 coefficient {} ± {}; {}", g(c), g(half), summary(curve)),
             )
@@ -432,8 +416,7 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                 .windows(2)
                 .find(|w| gap(&w[1]).partial_cmp(&gap(&w[0])) != Some(std::cmp::Ordering::Less));
             let rule = match bad {
-                None if curve.len() >= 2 => "the distance shrinks at every step".to_string(),
-                None => format!("{} point(s) in the x range", curve.len()),
+                None => "the distance shrinks at every step".to_string(),
                 Some(w) => format!(
                     "fails from x = {} (|y - {}| = {}) to x = {} ({})",
                     g(w[0].0),
@@ -444,7 +427,7 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                 ),
             };
             verdict(
-                bad.is_none() && curve.len() >= 2,
+                bad.is_none(),
                 rule,
                 format!("approaching {}", g(v)),
                 summary(curve),
@@ -460,8 +443,7 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                 }
             });
             let rule = match bad {
-                None if curve.len() >= 2 => "every step".to_string(),
-                None => format!("{} point(s) in the x range", curve.len()),
+                None => "every step".to_string(),
                 Some(w) => format!(
                     "fails from x = {} ({}) to x = {} ({})",
                     g(w[0].0),
@@ -470,7 +452,7 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
                     g(w[1].1)
                 ),
             };
-            let pass = bad.is_none() && curve.len() >= 2 && curve.iter().all(|p| p.1.is_finite());
+            let pass = bad.is_none() && curve.iter().all(|p| p.1.is_finite());
             verdict(pass, rule, word.into(), summary(curve))
         }
         Shape::Above | Shape::Below | Shape::Close => {

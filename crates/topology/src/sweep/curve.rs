@@ -123,6 +123,12 @@ impl Shape {
         }
     }
 
+    /// The fewest points a curve of this shape can be judged on (a curve
+    /// cut shorter by `x_min` / `x_max` misses).
+    pub fn min_points(self) -> usize {
+        self.rule().min_points
+    }
+
     pub(super) fn rule(self) -> ShapeRule {
         let r = |value, tolerance, than, min_points| ShapeRule {
             value,
