@@ -276,23 +276,24 @@ impl EmkcCc {
     /// Apply the price of `h`; `fresh` is what its router's ACKs showed.
     fn react(&mut self, h: &MkcHeader, fresh: Fresh, switched: bool) {
         let reference = match self.reference {
-            Reference::Naive => h.usr,
+            Reference::Naive => Some(h.usr),
             Reference::Proper => {
                 let delta = f64::from(h.delta);
-                let from = if switched && self.switch == SwitchRule::Naive {
+                let naive_switch = switched && self.switch == SwitchRule::Naive;
+                let from = if naive_switch {
                     self.last_usr.map(|u| (u, 1))
-                } else if fresh.skip {
-                    self.current = Some((h.id, h.p));
-                    self.last_usr = Some(h.usr);
-                    return;
                 } else {
                     fresh.start.map(|(seq, usr)| (usr, h.seq.wrapping_sub(seq)))
                 };
-                from.and_then(|(u0, n)| super::interval_rate(h.usr, u0, n, delta))
-                    .unwrap_or(self.rate)
+                (naive_switch || !fresh.skip).then(|| {
+                    from.and_then(|(u0, n)| super::interval_rate(h.usr, u0, n, delta))
+                        .unwrap_or(self.rate)
+                })
             }
         };
-        self.rate = self.law(reference, h.p);
+        if let Some(r) = reference {
+            self.rate = self.law(r, h.p);
+        }
         self.current = Some((h.id, h.p));
         self.last_usr = Some(h.usr);
     }
