@@ -46,11 +46,34 @@ fn peaks(seed: u64, secs: u32) -> (f64, f64) {
     (peak(0), peak(1))
 }
 
+/// x1's and x2's largest equilibria, from the file's alpha, beta and hop
+/// capacities (spec seed-002 §3, as e5-7-parking-lot-proper.toml): x1 alone on the
+/// last hop, `C3 + alpha/beta` (Theorem 9); x2 with all four flows, alone
+/// responsive on the first hop with x1 = `C3/2 + alpha/beta` unresponsive:
+/// `beta x (1 - C1/(x + x1)) = alpha`, the positive root of
+/// `beta x^2 + (beta (x1 - C1) - alpha) x - alpha x1 = 0`.
+fn largest_equilibria() -> (f64, f64) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios/papers/zhang/e5-8-ack-delay.toml");
+    let doc: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let rate = |v: &toml::Value| sim_core::parse_rate(v.as_str().unwrap()).unwrap().bps_f64();
+    let cc = &doc["flows"][0]["cc"];
+    let (alpha, beta) = (rate(&cc["alpha"]), cc["beta"].as_float().unwrap());
+    let topo = &doc["topology"];
+    let c1 = rate(&topo["link"]["capacity"]);
+    let c3 = rate(&topo["per_hop"][2]["capacity"]);
+    let x1_four = c3 / 2.0 + alpha / beta;
+    let b = beta * (x1_four - c1) - alpha;
+    let x2 = (-b + (b * b + 4.0 * beta * alpha * x1_four).sqrt()) / (2.0 * beta);
+    (c3 + alpha / beta, x2)
+}
+
 #[test]
 fn joins_and_departures_stay_smooth_when_routers_trade_the_stamp() {
-    let alpha_over_beta = 10e6 / 0.9;
-    let x1_max = (180e6 + alpha_over_beta) * 1.01;
-    let x2_max = 215.22e6 * 1.01;
+    let (x1_eq, x2_eq) = largest_equilibria();
+    // The values e5-7-parking-lot-proper.toml and e5-8 cite.
+    assert!((x1_eq / 1e6 - 191.11).abs() < 0.01 && (x2_eq / 1e6 - 215.22).abs() < 0.01);
+    let (x1_max, x2_max) = (x1_eq * 1.01, x2_eq * 1.01);
     for (seed, secs) in [(2, 125), (3, 135)] {
         let (x1, x2) = peaks(seed, secs);
         assert!(x1 <= x1_max, "seed {seed}: x1 peaks at {x1} > {x1_max}");
