@@ -164,7 +164,7 @@ impl Simulator {
                 pkts: l.queue.len() as u64,
                 bytes: l.backlog_bytes,
             };
-            let pipe = l.in_pipe();
+            let pipe = l.in_pipe(&self.slots);
             l.counters()
                 .check(backlog, pipe)
                 .map_err(|e| format!("link {} ({}): {e}", i, l.cold.spec.name))?;
