@@ -193,7 +193,8 @@ mod tests {
         assert_eq!(s.front(&a).map(|x| x.1.seq), Some(1));
         let drained: Vec<u64> = std::iter::from_fn(|| s.pop(&mut a).map(|x| x.1.seq)).collect();
         assert_eq!(drained, [1, 2, 3]);
-        assert!(a.is_empty() && a.len() == 0);
+        assert!(a.is_empty());
+        assert_eq!(a.len(), 0);
         assert_eq!(seqs(&s, &b), [11, 12, 13]);
         // An emptied list takes new packets from the start again.
         s.push(&mut a, SimTime::ZERO, p(4));
