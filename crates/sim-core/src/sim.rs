@@ -81,14 +81,15 @@ pub trait FlowFactory: Send {
     fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec;
 }
 
-/// A link's run-time state: the fields a packet's visit touches, packed into five
-/// cache lines (`repr(C)`, 64-byte aligned) with the first packet on the wire
-/// stored inline ([`Pipe`]), the other queued and propagating packets in the
-/// simulator's shared slot pool ([`Slots`]), and a boxed cold part for what
-/// only drops, marks, queueing, timers and reports touch. In benchmark B1 at N = 1000 the 4000
-/// access links are visited rarely and at random, so each visit costs cache
-/// misses: fewer separate places per visit is the speed-up (the inline pipe
-/// head took B1 at N = 1000 from ~0.85 M to ~0.99 M bottleneck packets/s).
+/// A link's run-time state: the fields a packet's visit touches, packed into
+/// five cache lines (`repr(C)`, 64-byte aligned) with the first packet on the
+/// wire stored inline ([`Pipe`]), the other queued and propagating packets in
+/// the simulator's shared slot pool ([`Slots`]), and a boxed cold part for
+/// what only drops, marks, queueing, timers and reports touch. In benchmark B1
+/// at N = 1000 the 4000 access links are visited rarely and at random, so each
+/// visit costs cache misses: fewer separate places per visit is the speed-up
+/// (the inline pipe head took B1 at N = 1000 from ~0.85 M to ~0.99 M
+/// bottleneck packets/s).
 #[repr(C, align(64))]
 struct LinkState {
     /// The serializer is busy until then.

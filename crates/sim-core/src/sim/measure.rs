@@ -223,8 +223,8 @@ impl Simulator {
                 }
             })
             .collect();
-        // Consume the links as their reports are made, so their queue and pipe
-        // buffers are freed before the reports are complete (peak memory).
+        // Consume the links as their reports are made, so their cold parts
+        // are freed before the reports are complete (peak memory).
         let baselines = std::mem::take(&mut self.link_baselines);
         let links: Vec<LinkReport> = std::mem::take(&mut self.links)
             .into_iter()
