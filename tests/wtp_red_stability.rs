@@ -32,23 +32,30 @@
 
 use std::f64::consts::PI;
 
+use protocols::link::red::RedPreset;
 use sim_core::{LinkId, Subject};
 use topology::Resolved;
 
 const K_BAR: f64 = 0.5;
-const W_Q: f64 = 0.02;
-const MIN_TH: f64 = 2.0;
-/// Bottleneck capacity in 1000-B packets per second (10 Mb/s).
-const C_PKTS: f64 = 1250.0;
+/// Fig. 8's bottleneck: 10 Mb/s, 100 ms each way, 1000-B packets.
+const CAPACITY_BPS: f64 = 10e6;
+const ONE_WAY_SECS: f64 = 0.1;
+const PKT_BITS: f64 = 8000.0;
+/// Bottleneck capacity in packets per second.
+const C_PKTS: f64 = CAPACITY_BPS / PKT_BITS;
 /// Round-trip propagation plus one serialisation, seconds.
-const T0: f64 = 0.2008;
+const T0: f64 = 2.0 * ONE_WAY_SECS + PKT_BITS / CAPACITY_BPS;
 
-/// 5 + 5 PI-WTP connections (w̄ = 1 and 6) on Fig. 8's link with a RED of
-/// slope `slope` per packet above min_th (max_p = 1, so no gentle range in
-/// reach). Returns the utilisation, the mean queue (packets) and the queue
-/// series sampled every 10 ms over the measurement window.
+/// 5 + 5 PI-WTP connections (w̄ = 1 and 6) on Fig. 8's link with a RED that
+/// differs from RED-B only in its slope: RED-B's `min_th` and `w_q`, slope
+/// `slope` per packet above min_th (max_p = 1, so no gentle range in reach).
+/// Returns the utilisation, the mean queue (packets) and the queue series
+/// sampled every 10 ms over the measurement window.
 fn run(slope: f64) -> (f64, f64, Vec<f64>) {
-    let max_th = MIN_TH + 1.0 / slope;
+    let (min_th, _, _, w_q) = RedPreset::B.values();
+    let max_th = min_th + 1.0 / slope;
+    let (capacity_mbps, delay_ms) = (CAPACITY_BPS / 1e6, ONE_WAY_SECS * 1e3);
+    let pkt_bytes = PKT_BITS / 8.0;
     let text = format!(
         r#"
 name = "wtp-red-stability"
@@ -64,17 +71,17 @@ kind = "dumbbell"
 pairs = 10
 access = {{ capacity = "1Gbps", delay = "0ms", buffer = "unlimited" }}
 [topology.bottleneck]
-capacity = "10Mbps"
-delay = "100ms"
+capacity = "{capacity_mbps}Mbps"
+delay = "{delay_ms}ms"
 buffer = "unlimited"
-algo = {{ kind = "red", min_th = {MIN_TH:?}, max_th = {max_th:?}, max_p = 1.0, w_q = {W_Q:?} }}
+algo = {{ kind = "red", min_th = {min_th:?}, max_th = {max_th:?}, max_p = 1.0, w_q = {w_q:?} }}
 reverse = {{ algo = {{ kind = "drop_tail" }} }}
 [[flows]]
 name = "low"
 count = 5
 from = "s{{i}}"
 to = "d{{i}}"
-packet_size = "1000B"
+packet_size = "{pkt_bytes}B"
 start_jitter = "5s"
 cc = {{ kind = "wtp", variant = "pi", weight = 1.0, k = {K_BAR:?} }}
 tcp = {{ ecn = true }}
@@ -83,7 +90,7 @@ name = "high"
 count = 5
 from = "s{{i+5}}"
 to = "d{{i+5}}"
-packet_size = "1000B"
+packet_size = "{pkt_bytes}B"
 start_jitter = "5s"
 cc = {{ kind = "wtp", variant = "pi", weight = 6.0, k = {K_BAR:?} }}
 tcp = {{ ecn = true }}
@@ -140,7 +147,8 @@ fn onset_omega(t: f64, tau: f64) -> f64 {
 
 #[test]
 fn red_marking_loop_cycles_past_the_critical_slope_and_holds_full_utilisation_below_it() {
-    let tau = 1.0 / (W_Q * C_PKTS);
+    let (min_th, max_th, max_p, w_q) = RedPreset::B.values();
+    let tau = 1.0 / (w_q * C_PKTS);
     // The round trip includes the standing queue, a few packets at these
     // slopes; take it from the runs below, starting from the propagation RTT.
     let critical = |rtt: f64| {
@@ -148,10 +156,11 @@ fn red_marking_loop_cycles_past_the_critical_slope_and_holds_full_utilisation_be
         (w * (1.0 + (w * tau).powi(2)).sqrt() / (K_BAR * C_PKTS), w)
     };
     let (guess, _) = critical(T0);
-    // RED-B's slopes (spec 2.7: 0.1 over 2..6 packets, 0.9 over 6..12) are
-    // past the onset: the premise of finding F4.
+    // RED-B's slopes (spec 2.7: max_p over min_th..max_th, then 1 - max_p
+    // over max_th..2 max_th, gentle) are past the onset: the premise of F4.
+    let (slope, gentle) = (max_p / (max_th - min_th), (1.0 - max_p) / max_th);
     assert!(
-        0.1 / 4.0 > 2.0 * guess && 0.9 / 6.0 > 10.0 * guess,
+        slope > 2.0 * guess && gentle > 10.0 * guess,
         "p'_c = {guess}"
     );
 
