@@ -30,15 +30,13 @@ use topology::Resolved;
 const E08: &str = include_str!("../scenarios/papers/wtp-multcp/e08-fig8-markprob.toml");
 /// The heaviest point of e08's sweep: 20 connections in each class.
 const CONNECTIONS_PER_CLASS: i64 = 20;
-/// Window of the arrival-rate series, seconds: one round-trip time.
-const RATE_WINDOW_SECS: f64 = 0.2;
 
 /// One run's bottleneck figures.
 struct Point {
     utilisation: f64,
     mark_prob: f64,
-    /// Standard deviation of the arrival rate over [`RATE_WINDOW_SECS`]
-    /// windows, as a fraction of the capacity.
+    /// Standard deviation of the arrival rate over windows of one round-trip
+    /// propagation time, as a fraction of the capacity.
     rate_sd: f64,
 }
 
@@ -47,10 +45,17 @@ fn run(theta: f64, variant: &str) -> Point {
     doc.remove("sweep");
     let set = |doc: &mut toml::Table, path: &str, v: toml::Value| set_path(doc, path, v).unwrap();
     set(&mut doc, "run.replications", 1.into());
+    // All of e08's propagation delay is on the bottleneck (zero-delay access
+    // links): the round trip is twice its delay.
+    let one_way = doc["topology"]["bottleneck"]["delay"].as_str().unwrap();
+    let rtt = 2.0
+        * sim_core::units::parse_duration(one_way)
+            .unwrap()
+            .as_secs_f64();
     set(
         &mut doc,
         "run.sample_interval",
-        format!("{}ms", RATE_WINDOW_SECS * 1e3).into(),
+        format!("{}ms", rtt * 1e3).into(),
     );
     set(&mut doc, "run.series", vec!["link_rate"].into());
     let vq: toml::Table = format!(
