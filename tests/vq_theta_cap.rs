@@ -28,8 +28,6 @@ use topology::Resolved;
 /// Fig. 8's scenario: the test changes only the marker's θ, the load and the
 /// high class's WTP variant.
 const E08: &str = include_str!("../scenarios/papers/wtp-multcp/e08-fig8-markprob.toml");
-/// The heaviest point of e08's sweep: 20 connections in each class.
-const CONNECTIONS_PER_CLASS: i64 = 20;
 
 /// One run's bottleneck figures.
 struct Point {
@@ -42,7 +40,24 @@ struct Point {
 
 fn run(theta: f64, variant: &str) -> Point {
     let mut doc: toml::Table = E08.parse().unwrap();
-    doc.remove("sweep");
+    // e08's own virtual-queue marker (B = 30 packets) from its sweep, with θ set.
+    let sweep = doc.remove("sweep").unwrap();
+    let params = sweep["param"].as_array().unwrap();
+    // The heaviest point of e08's sweep: its largest count per class (20).
+    let connections = params
+        .iter()
+        .find(|p| p["key"].as_str() == Some("flows.low.count"))
+        .and_then(|p| p["values"].as_array())
+        .and_then(|v| v.iter().filter_map(toml::Value::as_integer).max())
+        .unwrap();
+    let mut vq = params
+        .iter()
+        .flat_map(|p| p["values"].as_array().unwrap())
+        .filter_map(toml::Value::as_table)
+        .find(|v| v.get("kind").and_then(toml::Value::as_str) == Some("virtual_queue"))
+        .unwrap()
+        .clone();
+    vq.insert("theta".into(), theta.into());
     let set = |doc: &mut toml::Table, path: &str, v: toml::Value| set_path(doc, path, v).unwrap();
     set(&mut doc, "run.replications", 1.into());
     // All of e08's propagation delay is on the bottleneck (zero-delay access
@@ -58,16 +73,9 @@ fn run(theta: f64, variant: &str) -> Point {
         format!("{}ms", rtt * 1e3).into(),
     );
     set(&mut doc, "run.series", vec!["link_rate"].into());
-    let vq: toml::Table = format!(
-        r#"kind = "virtual_queue"
-theta = {theta:?}
-buffer = "30pkt""#
-    )
-    .parse()
-    .unwrap();
     set(&mut doc, "topology.bottleneck.algo", vq.into());
-    set(&mut doc, "flows.low.count", CONNECTIONS_PER_CLASS.into());
-    set(&mut doc, "flows.high.count", CONNECTIONS_PER_CLASS.into());
+    set(&mut doc, "flows.low.count", connections.into());
+    set(&mut doc, "flows.high.count", connections.into());
     set(&mut doc, "flows.high.cc.variant", variant.into());
     let text = toml::to_string(&doc).unwrap();
     let r = Resolved::parse(&text, "t").unwrap();
