@@ -34,7 +34,7 @@ pub use rcp::{Rcp, RcpConfig};
 pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
 pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
-pub use xcp::{Xcp, XcpConfig};
+pub use xcp::{Xcp, XcpConfig, XcpRttWeight};
 
 /// What an algorithm may know about its link when it is built.
 #[derive(Copy, Clone, Debug)]

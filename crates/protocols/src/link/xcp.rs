@@ -15,10 +15,31 @@
 //!   the interval; each data packet departing in the next interval gets
 //!   `H = xi_p rtt^2 s / cwnd - xi_n rtt s` and the header keeps the minimum
 //!   along the path.
-//! - [INFERRED] averages as in XCP's code: `d = sum(rtt_i s_i) / sum(s_i)` over
-//!   packets with a valid RTT; the previous `d` without one (initial 50 ms); the
-//!   persistent queue is [`PersistentQueue`]; XCP's "residue" bookkeeping of the
-//!   ns-2 code is not reproduced (it only trims rounding over-allocation).
+//! - [EXTERNAL] ns-2's XCP queue (`xcpq.cc`, from Katabi's 2002 code, the
+//!   code the dissertation ran), for what the equations leave open:
+//!   - the average RTT weights each packet by `s_i rtt_i / cwnd_i` (`s / throughput`
+//!     in the code), so every flow counts once whatever its rate, and counts
+//!     an RTT above `rtt_cap` (`XCP_MAX_INTERVAL`, 1 s) as `rtt_cap`:
+//!     `d = sum(min(rtt_i, cap) rtt_i s_i / cwnd_i) / sum(rtt_i s_i / cwnd_i)`
+//!     over the packets with a valid RTT (`rtt_weight = "flow"`, the default);
+//!     `rtt_weight = "byte"` is the byte-weighted mean `sum(rtt_i s_i) / sum(s_i)`
+//!     (uncapped) that netsim used before;
+//!   - residues (`residue = true`; default false, the XCP paper's equations,
+//!     which have none; seed 002's files set it, since the dissertation ran
+//!     this code): an interval hands out at most
+//!     `(h + max(phi, 0)) / d` of positive and `(h + max(-phi, 0)) / d` of
+//!     negative feedback, counted as rate (bytes/s: a packet's window feedback
+//!     over its RTT); a packet gets the smaller of its share and what is left.
+//!     Without them a joining flow with a long RTT and a one-packet window,
+//!     absent from the sums its coefficients came from, takes many times the
+//!     interval's spare bandwidth. When a packet already carries a smaller
+//!     value from upstream, the router counts the difference as negative
+//!     feedback, as the code does ([INFERRED]: positive feedback counted
+//!     against the residue is clamped at 0, where the code would let a
+//!     negative amount refill it).
+//! - [INFERRED] the previous `d` when no packet carried an RTT (initial 50 ms);
+//!   the persistent queue is [`PersistentQueue`]. The code's random phase of
+//!   the first control timer is not reproduced.
 //! - Only data packets are read and stamped; ACKs carry their echo untouched.
 
 use serde::{Deserialize, Serialize};
@@ -43,6 +64,22 @@ fn default_gamma() -> f64 {
 fn default_d_init() -> SimDuration {
     SimDuration::from_millis(50)
 }
+fn default_rtt_cap() -> SimDuration {
+    // ns-2 xcpq.h, XCP_MAX_INTERVAL [EXTERNAL].
+    SimDuration::from_secs(1)
+}
+
+/// How XCP's router weights the packets' RTTs in its average `d`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum XcpRttWeight {
+    /// Each flow once (packets weighted by `s rtt / cwnd`), RTTs capped at
+    /// `rtt_cap`: ns-2's XCP code.
+    #[default]
+    Flow,
+    /// Each byte once, uncapped.
+    Byte,
+}
 
 /// Parameters (`algo = { kind = "xcp" }`); defaults are XCP's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -63,6 +100,16 @@ pub struct XcpConfig {
     /// `"average"` (default) or `"max"` (D_max).
     #[serde(default)]
     pub rtt: RouterRtt,
+    /// Weighting of the average RTT: `"flow"` (default, ns-2's) or `"byte"`.
+    #[serde(default)]
+    pub rtt_weight: XcpRttWeight,
+    /// Largest RTT the flow-weighted average counts (default 1 s, ns-2's).
+    #[serde(default = "default_rtt_cap")]
+    pub rtt_cap: SimDuration,
+    /// Bound each interval's feedback by its aggregate, as ns-2's code does
+    /// (default false: the XCP paper's equations).
+    #[serde(default)]
+    pub residue: bool,
 }
 
 impl Default for XcpConfig {
@@ -73,6 +120,9 @@ impl Default for XcpConfig {
             shuffle: default_gamma(),
             d_init: default_d_init(),
             rtt: RouterRtt::Average,
+            rtt_weight: XcpRttWeight::Flow,
+            rtt_cap: default_rtt_cap(),
+            residue: false,
         }
     }
 }
@@ -86,6 +136,10 @@ pub struct Xcp {
     beta: f64,
     shuffle: f64,
     mode: RouterRtt,
+    weight: XcpRttWeight,
+    /// `rtt_cap`, s.
+    cap: f64,
+    residue: bool,
     /// Control interval, s.
     d: f64,
     /// Feedback coefficients of the current interval.
@@ -95,6 +149,9 @@ pub struct Xcp {
     bytes_in: f64,
     sum_rtt_s: f64,
     sum_s_valid: f64,
+    /// Sum of `min(rtt, cap) rtt s / cwnd` (the flow-weighted average's
+    /// numerator; its denominator is `sum_rtt_s_over_cwnd`).
+    sum_caprtt_rtt_s_over_cwnd: f64,
     rtt_max: f64,
     sum_rtt_s_over_cwnd: f64,
     sum_s: f64,
@@ -102,6 +159,9 @@ pub struct Xcp {
     pq: PersistentQueue,
     /// Last aggregate feedback phi, bytes (for probes and tests).
     phi: f64,
+    /// Positive and negative feedback left to hand out this interval, bytes/s.
+    res_p: f64,
+    res_n: f64,
 }
 
 impl Xcp {
@@ -114,24 +174,34 @@ impl Xcp {
         if d <= 0.0 {
             return Err(ParamError::new("d_init", "must be > 0"));
         }
+        let cap = cfg.rtt_cap.as_secs_f64();
+        if cap <= 0.0 {
+            return Err(ParamError::new("rtt_cap", "must be > 0"));
+        }
         Ok(Xcp {
             c: ctx.capacity.bps_f64() / 8.0,
             alpha: cfg.alpha,
             beta: cfg.beta,
             shuffle: cfg.shuffle,
             mode: cfg.rtt,
+            weight: cfg.rtt_weight,
+            cap,
+            residue: cfg.residue,
             d,
             xi_p: 0.0,
             xi_n: 0.0,
             bytes_in: 0.0,
             sum_rtt_s: 0.0,
             sum_s_valid: 0.0,
+            sum_caprtt_rtt_s_over_cwnd: 0.0,
             rtt_max: 0.0,
             sum_rtt_s_over_cwnd: 0.0,
             sum_s: 0.0,
             clock: IntervalClock::default(),
             pq: PersistentQueue::default(),
             phi: 0.0,
+            res_p: f64::INFINITY,
+            res_n: f64::INFINITY,
         })
     }
 
@@ -159,9 +229,14 @@ impl Xcp {
     /// The end of an interval at `now`, with the instantaneous backlog `backlog` bytes.
     fn tick(&mut self, now: SimTime, backlog: f64) {
         let elapsed = self.clock.elapsed(now);
-        let d = match self.mode {
-            RouterRtt::Average if self.sum_s_valid > 0.0 => self.sum_rtt_s / self.sum_s_valid,
-            RouterRtt::Max if self.rtt_max > 0.0 => self.rtt_max,
+        let d = match (self.mode, self.weight) {
+            (RouterRtt::Average, XcpRttWeight::Flow) if self.sum_rtt_s_over_cwnd > 0.0 => {
+                self.sum_caprtt_rtt_s_over_cwnd / self.sum_rtt_s_over_cwnd
+            }
+            (RouterRtt::Average, XcpRttWeight::Byte) if self.sum_s_valid > 0.0 => {
+                self.sum_rtt_s / self.sum_s_valid
+            }
+            (RouterRtt::Max, _) if self.rtt_max > 0.0 => self.rtt_max,
             _ => self.d,
         };
         let y = if elapsed > 0.0 {
@@ -182,11 +257,16 @@ impl Xcp {
         } else {
             0.0
         };
+        if self.residue {
+            self.res_p = (h + phi.max(0.0)) / d;
+            self.res_n = (h + (-phi).max(0.0)) / d;
+        }
         self.phi = phi;
         self.d = d;
         self.bytes_in = 0.0;
         self.sum_rtt_s = 0.0;
         self.sum_s_valid = 0.0;
+        self.sum_caprtt_rtt_s_over_cwnd = 0.0;
         self.rtt_max = 0.0;
         self.sum_rtt_s_over_cwnd = 0.0;
         self.sum_s = 0.0;
@@ -204,6 +284,7 @@ impl LinkAlgorithm for Xcp {
                 self.sum_s_valid += s;
                 self.rtt_max = self.rtt_max.max(h.rtt);
                 self.sum_rtt_s_over_cwnd += h.rtt * s / h.cwnd;
+                self.sum_caprtt_rtt_s_over_cwnd += h.rtt.min(self.cap) * h.rtt * s / h.cwnd;
             }
         }
         self.pq
@@ -219,12 +300,27 @@ impl LinkAlgorithm for Xcp {
         if let CcHeader::Window(h) = &mut pkt.cc {
             // A sender without an RTT estimate gets no positive feedback yet
             // (XCP's code); its window then grows by the sender's own rule.
-            let fb = if h.rtt > 0.0 && h.cwnd > 0.0 {
-                self.feedback(size, h.cwnd, h.rtt)
+            if !(h.rtt > 0.0 && h.cwnd > 0.0) {
+                h.feedback = h.feedback.min(0.0);
+                return;
+            }
+            if !self.residue {
+                h.feedback = h.feedback.min(self.feedback(size, h.cwnd, h.rtt));
+                return;
+            }
+            // ns-2's residues, in rate (window feedback / rtt, bytes/s).
+            let mut pos = self.res_p.min(self.xi_p * h.rtt * size / h.cwnd);
+            let mut neg = self.res_n.min(self.xi_n * size);
+            let fb = pos - neg;
+            let carried = h.feedback / h.rtt;
+            if carried >= fb {
+                h.feedback = fb * h.rtt;
             } else {
-                0.0
-            };
-            h.feedback = h.feedback.min(fb);
+                neg = self.res_n.min(neg + (fb - carried));
+                pos = (carried + neg).max(0.0);
+            }
+            self.res_p = (self.res_p - pos).max(0.0);
+            self.res_n = (self.res_n - neg).max(0.0);
         }
     }
 
@@ -270,6 +366,32 @@ mod tests {
         p
     }
 
+    fn view(now: SimTime) -> LinkView {
+        LinkView {
+            id: sim_core::LinkId(0),
+            delay: SimDuration::from_millis(10),
+            ..LinkView::idle(now, Rate::from_bps(80_000_000))
+        }
+    }
+
+    /// Feed `n` packets of 1000 B with `cwnd` (bytes) and `rtt` (s) as arrivals.
+    fn arrive(x: &mut Xcp, n: usize, cwnd: f64, rtt: f64) {
+        let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
+        for _ in 0..n {
+            x.on_arrival(&mut pkt(cwnd, rtt), &view(SimTime::ZERO), &mut rng);
+        }
+    }
+
+    /// Send `p` through the departure stamp; its feedback, bytes of window.
+    fn stamp(x: &mut Xcp, cwnd: f64, rtt: f64) -> f64 {
+        let mut p = pkt(cwnd, rtt);
+        x.on_departure(&mut p, &view(SimTime::ZERO));
+        match p.cc {
+            CcHeader::Window(h) => h.feedback,
+            _ => unreachable!(),
+        }
+    }
+
     #[test]
     fn spare_bandwidth_is_handed_out_so_that_one_interval_adds_phi() {
         // One interval of d = 0.1 s carrying y = C/2 from 10 flows with
@@ -277,21 +399,81 @@ mod tests {
         let mut x = xcp();
         let c = 80e6 / 8.0;
         let n_pkts = (c * 0.5 * 0.1 / 1000.0) as usize; // 500 packets
-        for _ in 0..n_pkts {
-            x.bytes_in += 1000.0;
-            x.sum_s += 1000.0;
-            x.sum_rtt_s += 0.1 * 1000.0;
-            x.sum_s_valid += 1000.0;
-            x.sum_rtt_s_over_cwnd += 0.1 * 1000.0 / 50_000.0;
-        }
+        arrive(&mut x, n_pkts, 50_000.0, 0.1);
         x.tick(SimTime::from_secs_f64(0.1), 0.0);
         assert!((x.interval() - 0.1).abs() < 1e-12);
         let phi = 0.4 * 0.1 * (c - c * 0.5);
         assert!((x.phi() - phi).abs() < 1e-6 * phi, "{}", x.phi());
         // Over the next interval the same packets carry a total of
-        // phi + h - h = phi (positive part sums to h + phi, negative to h).
-        let total: f64 = (0..n_pkts).map(|_| x.feedback(1000.0, 50_000.0, 0.1)).sum();
+        // phi + h - h = phi (positive part sums to h + phi, negative to h),
+        // within the residues, so stamping gives the formula's values.
+        let total: f64 = (0..n_pkts).map(|_| stamp(&mut x, 50_000.0, 0.1)).sum();
         assert!((total - phi).abs() < 1e-6 * phi, "{total} vs {phi}");
+        let formula: f64 = (0..n_pkts).map(|_| x.feedback(1000.0, 50_000.0, 0.1)).sum();
+        assert!((formula - phi).abs() < 1e-6 * phi, "{formula} vs {phi}");
+    }
+
+    #[test]
+    fn the_average_rtt_counts_each_flow_once_with_rtts_capped_at_one_second() {
+        // One 0.1-s interval at C/2 (500 packets): flow A, rtt 0.1 s, sends
+        // 400 packets (cwnd 400 kB); flow B, rtt 2 s, sends its cwnd d / rtt
+        // = 100 packets (cwnd 2 MB). ns-2's XCP: the mean over flows of
+        // min(rtt, 1 s) = (0.1 + 1) / 2; by bytes: (400 x 0.1 + 100 x 2) / 500.
+        let run = |weight: XcpRttWeight| {
+            let cfg = XcpConfig {
+                rtt_weight: weight,
+                ..XcpConfig::default()
+            };
+            let mut x = Xcp::new(&cfg, &test_ctx(80_000_000)).unwrap();
+            arrive(&mut x, 400, 400_000.0, 0.1);
+            arrive(&mut x, 100, 2_000_000.0, 2.0);
+            x.tick(SimTime::from_secs_f64(0.1), 0.0);
+            x.interval()
+        };
+        let flow = run(XcpRttWeight::Flow);
+        assert!((flow - (0.1 + 1.0) / 2.0).abs() < 1e-12, "{flow}");
+        let byte = run(XcpRttWeight::Byte);
+        assert!(
+            (byte - (400.0 * 0.1 + 100.0 * 2.0) / 500.0).abs() < 1e-12,
+            "{byte}"
+        );
+    }
+
+    #[test]
+    fn residues_bound_an_interval_s_feedback_when_a_newcomer_joins() {
+        // The sums come from 500 packets of flows with cwnd 50 kB, rtt 0.1 s
+        // (y = C/2, no queue). In the next interval a newcomer with a 2-s RTT
+        // and a one-packet window sends first: its weight rtt s / cwnd = 2 is
+        // 1000 times an old packet's (0.1 x 1000 / 50 000) and twice all 500
+        // of them together, so by the formula its one packet asks for twice
+        // the interval's positive rate budget (h + phi) / d. ns-2's residues
+        // give it at most the budget, and the old flows what is left.
+        let c = 80e6 / 8.0;
+        let residue = XcpConfig {
+            residue: true,
+            ..XcpConfig::default()
+        };
+        let mut with = Xcp::new(&residue, &test_ctx(80_000_000)).unwrap();
+        let mut without = xcp();
+        for x in [&mut with, &mut without] {
+            arrive(x, 500, 50_000.0, 0.1);
+            x.tick(SimTime::from_secs_f64(0.1), 0.0);
+        }
+        // phi = alpha d (C - y) = 200 kB exceeds the 0.1 y d = 50 kB to
+        // shuffle, so h = 0, no negative feedback, and a budget of phi / d.
+        let budget = 0.4 * (c - c * 0.5);
+        assert_eq!(with.coefficients().1, 0.0);
+        let rate = stamp(&mut with, 1000.0, 2.0) / 2.0;
+        assert!((rate - budget).abs() < 1e-9 * budget, "{rate} vs {budget}");
+        let unbounded = stamp(&mut without, 1000.0, 2.0) / 2.0;
+        assert!(
+            (unbounded - 2.0 * budget).abs() < 1e-9 * budget,
+            "{unbounded} vs {budget}"
+        );
+        // The old flows' packets, stamped after it, find the budget spent:
+        // the interval's total rate change is the budget, not 3 x.
+        let old: f64 = (0..500).map(|_| stamp(&mut with, 50_000.0, 0.1)).sum();
+        assert_eq!(old, 0.0);
     }
 
     #[test]
