@@ -31,7 +31,7 @@
 //!     negative feedback, counted as rate (bytes/s: a packet's window feedback
 //!     over its RTT); a packet gets the smaller of its share and what is left.
 //!     Without them a joining flow with a long RTT and a one-packet window,
-//!     absent from the sums its coefficients came from, takes many times the
+//!     absent from the sums its coefficients came from, takes several times the
 //!     interval's spare bandwidth. When a packet already carries a smaller
 //!     value from upstream, the router counts the difference as negative
 //!     feedback, as the code does ([INFERRED]: positive feedback counted
@@ -247,19 +247,21 @@ impl Xcp {
         let q = self.pq.value(backlog);
         let phi = self.alpha * d * (self.c - y) - self.beta * q;
         let h = (self.shuffle * self.bytes_in - phi.abs()).max(0.0);
+        // What the interval hands out, bytes of aggregate window each way.
+        let (pos_total, neg_total) = (h + phi.max(0.0), h + (-phi).max(0.0));
         self.xi_p = if self.sum_rtt_s_over_cwnd > 0.0 {
-            (h + phi.max(0.0)) / (d * self.sum_rtt_s_over_cwnd)
+            pos_total / (d * self.sum_rtt_s_over_cwnd)
         } else {
             0.0
         };
         self.xi_n = if self.sum_s > 0.0 {
-            (h + (-phi).max(0.0)) / (d * self.sum_s)
+            neg_total / (d * self.sum_s)
         } else {
             0.0
         };
         if self.residue {
-            self.res_p = (h + phi.max(0.0)) / d;
-            self.res_n = (h + (-phi).max(0.0)) / d;
+            self.res_p = pos_total / d;
+            self.res_n = neg_total / d;
         }
         self.phi = phi;
         self.d = d;
@@ -481,11 +483,7 @@ mod tests {
         let mut x = xcp();
         x.xi_p = 0.0;
         x.xi_n = 1.0;
-        let view = LinkView {
-            id: sim_core::LinkId(0),
-            delay: SimDuration::from_millis(10),
-            ..LinkView::idle(SimTime::ZERO, Rate::from_bps(80_000_000))
-        };
+        let view = view(SimTime::ZERO);
         let mut p = pkt(10_000.0, 0.1);
         x.on_departure(&mut p, &view);
         let CcHeader::Window(h) = p.cc else {
@@ -516,14 +514,8 @@ mod tests {
             ..XcpConfig::default()
         };
         let mut x = Xcp::new(&cfg, &ctx).unwrap();
-        let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
-        let view = |now: SimTime| LinkView {
-            id: sim_core::LinkId(0),
-            delay: SimDuration::from_millis(10),
-            ..LinkView::idle(now, Rate::from_bps(80_000_000))
-        };
         for rtt in [0.05, 0.3, 0.1] {
-            x.on_arrival(&mut pkt(10_000.0, rtt), &view(SimTime::ZERO), &mut rng);
+            arrive(&mut x, 1, 10_000.0, rtt);
         }
         x.tick(SimTime::from_secs_f64(0.05), 0.0);
         assert_eq!(x.interval(), 0.3);
