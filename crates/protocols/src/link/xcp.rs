@@ -223,7 +223,14 @@ impl Xcp {
     /// The feedback for a packet of `size` bytes from a sender with window
     /// `cwnd` bytes and RTT `rtt` s.
     pub fn feedback(&self, size: f64, cwnd: f64, rtt: f64) -> f64 {
-        self.xi_p * rtt * rtt * size / cwnd - self.xi_n * rtt * size
+        let (pos, neg) = self.rate_shares(size, cwnd, rtt);
+        (pos - neg) * rtt
+    }
+
+    /// The packet's positive and negative shares as rates (bytes/s: window
+    /// feedback over `rtt`), `xi_p rtt s / cwnd` and `xi_n s`.
+    fn rate_shares(&self, size: f64, cwnd: f64, rtt: f64) -> (f64, f64) {
+        (self.xi_p * rtt * size / cwnd, self.xi_n * size)
     }
 
     /// The end of an interval at `now`, with the instantaneous backlog `backlog` bytes.
@@ -311,8 +318,9 @@ impl LinkAlgorithm for Xcp {
                 return;
             }
             // ns-2's residues, in rate (window feedback / rtt, bytes/s).
-            let mut pos = self.res_p.min(self.xi_p * h.rtt * size / h.cwnd);
-            let mut neg = self.res_n.min(self.xi_n * size);
+            let (share_p, share_n) = self.rate_shares(size, h.cwnd, h.rtt);
+            let mut pos = self.res_p.min(share_p);
+            let mut neg = self.res_n.min(share_n);
             let fb = pos - neg;
             let carried = h.feedback / h.rtt;
             if carried >= fb {
