@@ -289,11 +289,18 @@ impl LinkAlgorithm for Xcp {
         if let (PacketKind::Data, CcHeader::Window(h)) = (pkt.kind, &pkt.cc) {
             self.sum_s += s;
             if h.rtt > 0.0 && h.rtt.is_finite() && h.cwnd > 0.0 {
-                self.sum_rtt_s += h.rtt * s;
-                self.sum_s_valid += s;
-                self.rtt_max = self.rtt_max.max(h.rtt);
                 self.sum_rtt_s_over_cwnd += h.rtt * s / h.cwnd;
-                self.sum_caprtt_rtt_s_over_cwnd += h.rtt.min(self.cap) * h.rtt * s / h.cwnd;
+                // Only the sums the configured interval `d` reads (`tick`).
+                match (self.mode, self.weight) {
+                    (RouterRtt::Average, XcpRttWeight::Flow) => {
+                        self.sum_caprtt_rtt_s_over_cwnd += h.rtt.min(self.cap) * h.rtt * s / h.cwnd;
+                    }
+                    (RouterRtt::Average, XcpRttWeight::Byte) => {
+                        self.sum_rtt_s += h.rtt * s;
+                        self.sum_s_valid += s;
+                    }
+                    (RouterRtt::Max, _) => self.rtt_max = self.rtt_max.max(h.rtt),
+                }
             }
         }
         self.pq
