@@ -11,12 +11,14 @@
 //! packets of 1000 B. Where the fair window falls on the segment grid decides
 //! the local users' loss, and a fraction of a millisecond of round trip moves
 //! it:
-//! - If the window that equalises claimed rates lies just above an integer,
-//!   the local users send almost all they claim. With 0.8-ms access links the
-//!   round trip grows by 3.2 ms, the windows settle in [8, 9) (measured: 8.81
-//!   packets), every local user sends 8 segments per RTT, and the long users,
-//!   equalised to the local users' claimed rate, take the rest: 2.094 / 1.905
-//!   Mb/s against max-min's 2.
+//! - If the window that equalises claimed rates lies inside a cell [n, n + 1),
+//!   every local user sends n segments per RTT and gets n/w of its claim: the
+//!   less the window is above n, the less it loses. With 0.8-ms access links
+//!   the round trip grows by 3.2 ms, the max-min window is 8.40 packets, the
+//!   windows settle at 8.81 (measured), every local user sends 8 segments per
+//!   RTT (91 % of its claim), and the long users, equalised to the local
+//!   users' claimed rate, take the rest: 2.094 / 1.905 Mb/s against max-min's
+//!   2.
 //! - If it would lie just below an integer there is no equilibrium on either
 //!   side: below 8 the local users send 7 segments and the link has spare
 //!   capacity, at 8 they send 8 and claim more than their share. The windows
