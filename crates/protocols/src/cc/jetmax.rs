@@ -588,8 +588,9 @@ mod tests {
             c.on_ack(&hdr(-0.1, 10e6, 1, 1, 2, 2e6, 2e6));
             c.proposed()
         };
-        let echo = 8000.0 / f64::from((8000.0 / 2e6) as f32);
-        let step = 0.4 * echo + 0.6 * 10e6;
+        // Eq. 134 from the echoed rate (the gap travels as an f32).
+        let (tau, echo) = (default_tau(), 8000.0 / f64::from((8000.0 / 2e6) as f32));
+        let step = (1.0 - tau) * echo + tau * 10e6;
         assert!((run(1) - step).abs() < 2.0, "{}", run(1));
         assert_eq!(run(2), 2e6);
         let bad = JetMaxCcConfig {
