@@ -69,7 +69,8 @@
 //!   about an interval that carried the old rate in its first RTT. Issue 6
 //!   session 32, E6.6 test 1 with 1: a join 2.0 s to 1 %-fairness
 //!   (3.0 s with 2), departures in the band within 1.2 s, no overshoot or
-//!   drop; E6.3's x1 5.76 Mb/s (5.78 with 2). Before (issue 6 sessions 1-15,
+//!   drop; E6.3's x1 5.01 Mb/s under ACK loss (4.94 with 2) and 5.76
+//!   under forward loss (5.78 with 2). Before (issue 6 sessions 1-15,
 //!   README suspected issues 8 and 10) the source reacted to every fresh
 //!   ACK and adopted the echoing packet's own proposal on a verdict about
 //!   the interval before it, in which its packets had carried an older,
