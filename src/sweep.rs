@@ -165,6 +165,22 @@ pub fn shard(runs: &[RunKey], task: usize, tasks: usize) -> Vec<RunKey> {
         .collect()
 }
 
+/// The runs of `runs` that are not done in store `dir`, in order. A done
+/// run's stale marker or failure record (a kill between writing its part
+/// and removing them) is removed, so a resumed store ends clean.
+fn pending(dir: &Path, c: &Campaign, runs: &[RunKey]) -> Result<Vec<RunKey>, String> {
+    let mut todo = Vec::with_capacity(runs.len());
+    for k in runs {
+        let f = files(dir, c, *k);
+        if f.status() == RunStatus::Done {
+            f.clear_stale().map_err(|e| e.to_string())?;
+        } else {
+            todo.push(*k);
+        }
+    }
+    Ok(todo)
+}
+
 /// `netsim sweep`.
 pub fn cmd_sweep(o: SweepOpts) -> Result<ExitCode, String> {
     if let Some((task, tasks)) = o.shard {
@@ -187,11 +203,7 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<ExitCode, String> {
         Some((task, tasks)) => shard(&all, task, tasks),
         None => all,
     };
-    let todo: Vec<RunKey> = mine
-        .iter()
-        .copied()
-        .filter(|k| files(&dir, &c, *k).status() != RunStatus::Done)
-        .collect();
+    let todo = pending(&dir, &c, &mine)?;
     if !o.quiet {
         let shard_note = o
             .shard
@@ -256,10 +268,7 @@ pub fn run_curves(
     let m = manifest(&c);
     let dir = default_out(&c);
     prepare_store(&dir, &c, &m)?;
-    let todo: Vec<RunKey> = ordered_runs(&c)
-        .into_iter()
-        .filter(|k| files(&dir, &c, *k).status() != RunStatus::Done)
-        .collect();
+    let todo = pending(&dir, &c, &ordered_runs(&c))?;
     let failed = execute(&dir, &c, &todo, threads, false)?;
     if failed > 0 {
         return Err(format!(

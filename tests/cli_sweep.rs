@@ -399,6 +399,34 @@ fn more_replications_reuse_the_finished_ones() {
     );
 }
 
+/// A kill between writing a run's part and removing its marker leaves a
+/// stale `.started` (and possibly `.failed`) beside a complete part; the
+/// next sweep counts the run as done and removes them, so the store ends
+/// clean.
+#[test]
+fn a_resumed_sweep_removes_stale_markers_of_done_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = write(t.path(), "s.toml", SWEEP);
+    let out = t.path().join("camp");
+    ok(&sweep(&sc, &out, &["--replications", "1", "--quiet"]));
+    let dir = out.join("parts");
+    let part = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .unwrap();
+    let started = part.with_extension("started");
+    let failed = part.with_extension("failed");
+    std::fs::write(&started, "host 1 0\n").unwrap();
+    std::fs::write(&failed, "killed\n").unwrap();
+    let o = sweep(&sc, &out, &["--replications", "1"]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("0 to run, 4 already done"));
+    assert!(!started.exists());
+    assert!(!failed.exists());
+    assert!(part.exists());
+}
+
 #[test]
 fn sweep_errors_name_the_key_path_and_line() {
     let t = tempfile::tempdir().unwrap();

@@ -190,6 +190,16 @@ impl RunFiles {
         remove_if_exists(&self.started)
     }
 
+    /// Remove a failure record or marker left beside a finished part (by a
+    /// kill between writing the part and removing them): the run is done.
+    pub fn clear_stale(&self) -> Result<(), AnalysisError> {
+        if self.part.is_file() {
+            remove_if_exists(&self.failed)?;
+            remove_if_exists(&self.started)?;
+        }
+        Ok(())
+    }
+
     /// The run's state on disk.
     pub fn status(&self) -> RunStatus {
         if self.part.is_file() {
