@@ -93,7 +93,13 @@
 //!   files keep 0.
 //! - [INFERRED] initial rate 100 kb/s (`init_rate`, as EMKC's) and a floor
 //!   `min_rate` (10 kb/s); tau = 0.6 (the paper's value everywhere); losses
-//!   do not change the rate.
+//!   do not change the rate. With tau near 2 and several flows, a floor
+//!   below one packet per router interval (`s / Delta`, 80 kb/s for 1000 B
+//!   and 100 ms) lets flows lock into a floor cycle: a flow on the floor is
+//!   counted nowhere between its last dense packet and its first sparse
+//!   one. At `s / Delta` or above it is counted in every interval and the
+//!   cycle cannot start (`link::jetmax`; tests/zhang_props.rs, issue 6
+//!   session 39).
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
@@ -153,7 +159,9 @@ pub struct JetMaxCcConfig {
     /// Rate before the first feedback (default 100 kb/s).
     #[serde(default = "super::default_init_rate")]
     pub init_rate: Rate,
-    /// Floor of the rate (default 10 kb/s).
+    /// Floor of the rate (default 10 kb/s). At or above one packet per
+    /// router interval a flow on the floor stays in the routers' flow count
+    /// (tau near 2 with several flows needs that; see the module docs).
     #[serde(default = "super::default_min_rate")]
     pub min_rate: Rate,
     /// `R_T` before the first feedback: 0 (default) = none, the first
