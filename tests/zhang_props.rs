@@ -31,6 +31,7 @@
 use analysis::dynamics::{group_send_rate, link_series_stats};
 use analysis::maxmin::{max_min, Demand};
 use proptest::prelude::*;
+use protocols::cc::jetmax::JetMaxCcConfig;
 use sim_core::RunOutput;
 use topology::Resolved;
 
@@ -646,8 +647,9 @@ fn jetmax_floor_cycle_needs_a_floor_below_one_packet_per_interval() {
         "the floor cycle is gone: {:?}",
         flow_rates(&default_floor)
     );
-    // On the floor (10 kb/s) within the window: the cycle, not a slow start.
-    let floor = 10e3;
+    // On the floor (the sources' default, 10 kb/s) within the window: the
+    // cycle, not a slow start.
+    let floor = JetMaxCcConfig::default().min_rate.bps_f64();
     assert!(rates.min.unwrap() <= floor * 1.01, "{rates:?}");
 
     let cured = run(&jetmax_scenario(
