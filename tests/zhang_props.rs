@@ -171,6 +171,8 @@ const JETMAX_PACKET_BYTES: u64 = 1000;
 /// The JetMax router's control interval Delta in these scenarios, ms (its
 /// default).
 const JETMAX_INTERVAL_MS: u64 = 100;
+/// The JetMax scenarios' sampling interval of the rate series, ms.
+const JETMAX_SAMPLE_MS: u64 = 100;
 
 /// The rate at which a source sends one packet per router interval,
 /// `s / Delta` (80 kb/s): a floor at or above it keeps a flow on the floor
@@ -224,7 +226,7 @@ duration = "{duration}s"
 warmup = "{warmup}s"
 replications = 1
 seed = 11
-sample_interval = "100ms"
+sample_interval = "{JETMAX_SAMPLE_MS}ms"
 series = ["flow_rate", "link_rate"]
 [topology]
 kind = "dumbbell"
@@ -438,8 +440,9 @@ proptest! {
         check_max_min(&out, mbps)?;
         let link = out.links.iter().find(|l| l.name == "r1->r2").expect("bottleneck");
         let peak = link_series_stats(&out)[link.link.index()].arrival.expect("link series");
-        // The scenario's 1000-B packets and 100-ms samples.
-        let one_packet_per_sample = 1000.0 * 8.0 / 0.1;
+        // One of the scenario's packets per rate sample.
+        let one_packet_per_sample =
+            (JETMAX_PACKET_BYTES * 8) as f64 / (JETMAX_SAMPLE_MS as f64 / 1e3);
         let bound = f64::from(mbps) * 1e6 + rtts.len() as f64 * one_packet_per_sample;
         prop_assert!(peak <= bound, "peak arrival {peak} > {bound}");
     }
@@ -666,7 +669,7 @@ fn jetmax_floor_cycle_needs_a_floor_below_one_packet_per_interval() {
     let rates = group_send_rate(&cured, &flows);
     // Off the floor for the whole window, within 3 % of the share.
     assert!(
-        rates.min.unwrap() > 0.97 * f64::from(mbps) * 1e6 / 2.0,
+        rates.min.unwrap() > 0.97 * f64::from(mbps) * 1e6 / rtts.len() as f64,
         "{rates:?}"
     );
 }
