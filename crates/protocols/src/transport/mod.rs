@@ -95,8 +95,11 @@ pub struct TcpConfig {
     /// `"restart"` (default; ns-2's rate-based agents) re-derives it from the
     /// last departure at the new rate, `"integrate"` sends when the rate's
     /// integral since the last departure reaches the packet's size (exact
-    /// fluid pacing). They differ when a flow's rate changes faster than its
-    /// packet gap: see [`PacingMode`]. Window senders ignore it.
+    /// fluid pacing), `"announced"` is `"restart"` except that a fall never
+    /// delays the departure the last packet's gap announced (for JetMax,
+    /// whose packets carry that gap to the routers' flow count). They
+    /// differ when a flow's rate changes faster than its packet gap: see
+    /// [`PacingMode`]. Window senders ignore it.
     pub pacing: PacingMode,
 }
 

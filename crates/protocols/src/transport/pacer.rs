@@ -7,11 +7,19 @@
 //! Rules (INFERRED, as ns-2's rate-based agents such as RCP's pace):
 //! - The gap runs from the last transmission, whatever it was (a
 //!   retransmission consumes its share of the rate like new data).
-//! - A rate change takes effect at once. By default ([`PacingMode::Restart`])
-//!   the next departure is re-derived from the last transmission and the new
-//!   rate (a rate that rises shortens the pending gap; one that falls
+//! - A rate change takes effect at once. With [`PacingMode::Restart`] (the
+//!   default) the next departure is re-derived from the last transmission and
+//!   the new rate (a rate that rises shortens the pending gap; one that falls
 //!   lengthens it); with [`PacingMode::Integrate`] the part of the gap already
 //!   paid at the old rate is kept and the rest is paid at the new one.
+//!   [`PacingMode::Announced`] is `Restart` except that a fall keeps the
+//!   pending departure: the packet after it carries the new gap. [INFERRED] A
+//!   JetMax packet carries the gap after it, `s / x` at send time, and routers
+//!   count flows as the sum of those gaps over an interval (eq. 148); under
+//!   `Restart` a fall from `x` to `x'` leaves `s (1/x' - 1/x)` of the flow's
+//!   sending time covered by no packet, up to 0.8 s for a drop to the 10-kb/s
+//!   rate floor, and a router that counts fewer flows than it carries hands out
+//!   a larger share (issue 6 session 40: the floor cycle near tau = 2).
 //! - The first packet of a flow is sent at its start whatever the rate: a
 //!   controller that learns its rate from the network (RCP's SYN exchange)
 //!   returns rate 0 until the first acknowledgement and so sends exactly one
@@ -38,6 +46,13 @@ pub enum PacingMode {
     /// reaches `8 len` bits (exact fluid pacing): over any stretch the flow
     /// sends its rates' time average, to within one packet.
     Integrate,
+    /// As `Restart`, except that a fall never delays the pending departure:
+    /// the next packet leaves no later than the gap the last one announced
+    /// at its rate (`8 len / rate`, the gap a JetMax packet carries), and
+    /// the new rate spaces the packets after it. A flow's announced gaps
+    /// then tile its sending time; under `Restart` a fall from `x` to `x'`
+    /// leaves `8 len (1/x' - 1/x)` covered by no packet's gap.
+    Announced,
 }
 
 /// The pacing state of one sender.
@@ -109,8 +124,14 @@ impl Pacer {
             }
             self.mark = now;
         }
+        let pending = self.next;
         self.rate = rate_bps;
         self.schedule();
+        if self.mode == PacingMode::Announced {
+            if let (Some(p), Some(n)) = (pending, self.next) {
+                self.next = Some(p.min(n));
+            }
+        }
     }
 
     /// The next departure: when the bits still owed for the last packet are
@@ -156,6 +177,26 @@ mod tests {
         assert_eq!(p.next_departure(), None);
         assert!(!p.ready(SimTime::from_secs_f64(100.0)));
         p.set_rate(SimTime::from_secs_f64(1.0004), f64::INFINITY);
+        assert_eq!(p.next_departure(), None);
+    }
+
+    #[test]
+    fn announced_keeps_the_pending_departure_on_a_fall_and_follows_a_rise() {
+        let t = SimTime::from_secs_f64;
+        let mut p = Pacer::new(PacingMode::Announced);
+        // 1000 B at 80 Mb/s: the packet announces a gap of 0.1 ms.
+        p.sent(t(1.0), 1000, 80e6, 0.0);
+        // A fall to 80 kb/s (a 0.1-s gap at Restart) keeps that departure.
+        p.set_rate(t(1.00005), 80e3);
+        assert_eq!(p.next_departure(), Some(t(1.0001)));
+        // The packet after it is spaced at the new rate.
+        p.sent(t(1.0001), 1000, 80e3, 0.0);
+        assert_eq!(p.next_departure(), Some(t(1.1001)));
+        // A rise shortens the pending gap as Restart does: 1 ms at 8 Mb/s.
+        p.set_rate(t(1.1), 8e6);
+        assert_eq!(p.next_departure(), Some(t(1.0011)));
+        // Rate 0 still stops the flow.
+        p.set_rate(t(1.1), 0.0);
         assert_eq!(p.next_departure(), None);
     }
 
