@@ -92,14 +92,17 @@
 //!   after 3.03 s with 0 and 2.83 s with 1 (zhang README, item 19); the
 //!   files keep 0.
 //! - [INFERRED] initial rate 100 kb/s (`init_rate`, as EMKC's) and a floor
-//!   `min_rate` (10 kb/s); tau = 0.6 (the paper's value everywhere); losses
-//!   do not change the rate. With tau near 2 and several flows, a floor
-//!   below one packet per router interval (`s / Delta`, 80 kb/s for 1000 B
-//!   and 100 ms) lets flows lock into a floor cycle: a flow on the floor is
-//!   counted nowhere between its last dense packet and its first sparse
-//!   one. At `s / Delta` or above it is counted in every interval and the
-//!   cycle cannot start (`link::jetmax`; tests/zhang_props.rs, issue 6
-//!   session 39).
+//!   `min_rate` (10 kb/s); tau = 0.6 (the paper's value everywhere); losses do
+//!   not change the rate. With tau near 2 and several flows, a floor below one
+//!   packet per router interval (`s / Delta`, 80 kb/s for 1000 B and 100 ms)
+//!   lets flows lock into a floor cycle: a flow on the floor is counted nowhere
+//!   between its last dense packet and its first sparse one. At `s / Delta` or
+//!   above it is counted in every interval and the cycle cannot start
+//!   (`link::jetmax`; tests/zhang_props.rs, issue 6 session 39). With
+//!   `tcp.pacing = "announced"` (`crate::transport::PacingMode`) the stretch is
+//!   not there at any floor: the packet after a fall leaves when the last one's
+//!   gap said (session 40; the default stays `"restart"`, see zhang README item
+//!   16).
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
