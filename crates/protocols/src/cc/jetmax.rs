@@ -102,7 +102,8 @@
 //!   `tcp.pacing = "announced"` (`crate::transport::PacingMode`) the stretch is
 //!   not there at any floor: the packet after a fall leaves when the last one's
 //!   gap said (session 40; the default stays `"restart"`, see zhang README item
-//!   16).
+//!   16). `"hold"` also keeps the pending departure on a rise, where
+//!   `"announced"` shortens it and so sends above the rate (session 41).
 
 use serde::{Deserialize, Serialize};
 use sim_core::{

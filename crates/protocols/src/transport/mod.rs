@@ -97,8 +97,9 @@ pub struct TcpConfig {
     /// integral since the last departure reaches the packet's size (exact
     /// fluid pacing), `"announced"` is `"restart"` except that a fall never
     /// delays the departure the last packet's gap announced (for JetMax,
-    /// whose packets carry that gap to the routers' flow count). They
-    /// differ when a flow's rate changes faster than its packet gap: see
+    /// whose packets carry that gap to the routers' flow count), `"hold"`
+    /// never moves a pending departure, on a fall or a rise. They differ
+    /// when a flow's rate changes faster than its packet gap: see
     /// [`PacingMode`]. Window senders ignore it.
     pub pacing: PacingMode,
 }

@@ -13,7 +13,8 @@
 //!   lengthens it); with [`PacingMode::Integrate`] the part of the gap already
 //!   paid at the old rate is kept and the rest is paid at the new one.
 //!   [`PacingMode::Announced`] is `Restart` except that a fall keeps the
-//!   pending departure: the packet after it carries the new gap. [INFERRED] A
+//!   pending departure: the packet after it carries the new gap.
+//!   [`PacingMode::Hold`] keeps it on a rise as well. [INFERRED] A
 //!   JetMax packet carries the gap after it, `s / x` at send time, and routers
 //!   count flows as the sum of those gaps over an interval (eq. 148); under
 //!   `Restart` a fall from `x` to `x'` leaves `s (1/x' - 1/x)` of the flow's
@@ -53,6 +54,15 @@ pub enum PacingMode {
     /// then tile its sending time; under `Restart` a fall from `x` to `x'`
     /// leaves `8 len (1/x' - 1/x)` covered by no packet's gap.
     Announced,
+    /// A rate change never moves a pending departure: every gap is
+    /// `8 len / rate` at the rate in force when its packet left, exactly the
+    /// gap a JetMax packet announces, whether the rate then falls or rises.
+    /// The new rate spaces the packets after the pending one. Only a
+    /// departure that the old rate did not schedule (rate 0) is derived
+    /// from the new rate. Unlike `Announced` it has no bias upwards: each
+    /// packet's gap is its own send-time rate's, where `Announced` takes
+    /// the shorter of the old and the new gap at every change.
+    Hold,
 }
 
 /// The pacing state of one sender.
@@ -127,9 +137,11 @@ impl Pacer {
         let pending = self.next;
         self.rate = rate_bps;
         self.schedule();
-        if self.mode == PacingMode::Announced {
-            if let (Some(p), Some(n)) = (pending, self.next) {
-                self.next = Some(p.min(n));
+        if let (Some(p), Some(n)) = (pending, self.next) {
+            match self.mode {
+                PacingMode::Announced => self.next = Some(p.min(n)),
+                PacingMode::Hold => self.next = Some(p),
+                PacingMode::Restart | PacingMode::Integrate => {}
             }
         }
     }
@@ -198,6 +210,30 @@ mod tests {
         // Rate 0 still stops the flow.
         p.set_rate(t(1.1), 0.0);
         assert_eq!(p.next_departure(), None);
+    }
+
+    #[test]
+    fn hold_keeps_the_pending_departure_on_a_fall_and_on_a_rise() {
+        let t = SimTime::from_secs_f64;
+        let mut p = Pacer::new(PacingMode::Hold);
+        // 1000 B at 80 kb/s: the packet announces a gap of 0.1 s.
+        p.sent(t(1.0), 1000, 80e3, 0.0);
+        // A rise to 80 Mb/s (a 0.1-ms gap at Restart) keeps that departure.
+        p.set_rate(t(1.05), 80e6);
+        assert_eq!(p.next_departure(), Some(t(1.1)));
+        // So does a fall to 8 kb/s (a 1-s gap at Restart).
+        p.set_rate(t(1.06), 8e3);
+        assert_eq!(p.next_departure(), Some(t(1.1)));
+        // The packet after it is spaced at the rate in force when it leaves.
+        p.set_rate(t(1.07), 80e6);
+        p.sent(t(1.1), 1000, 80e6, 0.0);
+        assert_eq!(p.next_departure(), Some(t(1.1001)));
+        // Rate 0 stops the flow; the rate after it schedules from the last
+        // packet, since rate 0 left nothing pending.
+        p.set_rate(t(1.10005), 0.0);
+        assert_eq!(p.next_departure(), None);
+        p.set_rate(t(1.10006), 8e6);
+        assert_eq!(p.next_departure(), Some(t(1.101)));
     }
 
     #[test]
