@@ -176,7 +176,8 @@ const JETMAX_SAMPLE_MS: u64 = 100;
 
 /// The rate at which a source sends one packet per router interval,
 /// `s / Delta` (80 kb/s): a floor at or above it keeps a flow on the floor
-/// in the router's count (see [`jetmax_floor_cycle_has_two_cures`]).
+/// in the router's count (see
+/// [`jetmax_floor_cycle_is_cured_by_the_floor_or_by_pacing`]).
 fn one_packet_per_interval_bps() -> u64 {
     JETMAX_PACKET_BYTES * 8 * 1000 / JETMAX_INTERVAL_MS
 }
@@ -645,7 +646,7 @@ fn jetmax_parking_lot_regressions_reach_max_min() {
 /// `"announced"` or `"hold"` pacing (it is not there: the packet after the
 /// drop leaves when the last dense one's gap said).
 #[test]
-fn jetmax_floor_cycle_has_two_cures() {
+fn jetmax_floor_cycle_is_cured_by_the_floor_or_by_pacing() {
     let (mbps, rtts, tau) = (42, [80, 273], 1.739);
     let opts = JetMaxOpts {
         count_self: true,
@@ -699,9 +700,9 @@ fn jetmax_floor_cycle_has_two_cures() {
 /// after (`N` 0.70-1.30 of 2: each flow's next packet leaves 0.1 s after
 /// its last dense one), both step to about tau C, the queue fills again
 /// (70 % of arrivals dropped), and the cycle repeats every 0.4 s (measured:
-/// 23.9 / 26.0 Mb/s against 33, some 39,000 drops). With `"announced"`
-/// pacing the count has no hole and the pair converges without a drop
-/// after the warm-up.
+/// 23.9 / 26.0 Mb/s against 33, some 39,000 drops). With `"announced"` or
+/// `"hold"` pacing (session 41) the count has no hole and the pair
+/// converges without a drop after the warm-up.
 #[test]
 fn jetmax_loss_driven_swing_ends_with_announced_pacing() {
     let (mbps, rtts, tau) = (66, [125, 98], 1.822);

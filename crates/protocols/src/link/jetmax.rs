@@ -128,8 +128,8 @@
 //!   `"announced"` it leaves when that packet's gap said, and the flow is
 //!   counted without a hole at any floor (session 40; 0 of 30 random loss-free
 //!   cases at 10 kb/s against 8 of 30). `"hold"` keeps the pending departure
-//!   on a rise too (session 41; 0 of 30 misses with a 1000-packet buffer,
-//!   where `"announced"` missed 2 and `"restart"` 6).
+//!   on a rise too (session 41; 10-kb/s floor, 1000-packet buffer: 0 of 30
+//!   random cases missed, where `"announced"` missed 2 and `"restart"` 6).
 //! - [INFERRED] the header carries the stamping router's interval counter
 //!   (2 bytes, `seq`) for the sources' duplicate detection (the
 //!   dissertation's 28-byte header has none: spec §2.7 UNSPECIFIED); only

@@ -61,7 +61,11 @@ pub enum PacingMode {
     /// departure that the old rate did not schedule (rate 0) is derived
     /// from the new rate. Unlike `Announced` it has no bias upwards: each
     /// packet's gap is its own send-time rate's, where `Announced` takes
-    /// the shorter of the old and the new gap at every change.
+    /// the shorter of the old and the new gap at every change. Its cost: a
+    /// rise waits out the pending gap, up to 0.8 s from JetMax's 10-kb/s
+    /// floor, and the link is under-used meanwhile (as JetMax's default,
+    /// 5 of seed 002's reference values missed that "restart" meets: zhang
+    /// README item 16).
     Hold,
 }
 
