@@ -46,7 +46,7 @@ pub mod sim;
 pub mod trace;
 pub mod units;
 
-pub use config::{check_range, ParamError};
+pub use config::{check_range, fmt_num, ParamError};
 pub use endpoint::{
     AckInfo, Congestion, Controller, EcnFeedback, Endpoint, EndpointCtx, FlowCounters, Harness,
     Probe,

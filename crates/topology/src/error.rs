@@ -39,12 +39,44 @@ impl fmt::Display for ScenarioError {
         if let Some((l, c)) = self.position {
             write!(f, "line {l}, column {c}: ")?;
         }
+        let message = tidy_numbers(&self.message);
         if self.path.is_empty() {
-            write!(f, "{}", self.message)
+            write!(f, "{message}")
         } else {
-            write!(f, "{}: {}", self.path, self.message)
+            write!(f, "{}: {message}", self.path)
         }
     }
+}
+
+/// `msg` with every decimal numeral longer than 20 characters rewritten by
+/// [`sim_core::fmt_num`]: serde and `{}` print an `f64` such as `1e300` in
+/// all its 301 digits. Shorter numerals (every `u64`) stay as written.
+fn tidy_numbers(msg: &str) -> String {
+    let b = msg.as_bytes();
+    let mut out = String::with_capacity(msg.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        if !b[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = if i > 0 && b[i - 1] == b'-' { i - 1 } else { i };
+        let mut end = i;
+        while end < b.len() && (b[end].is_ascii_digit() || b[end] == b'.') {
+            end += 1;
+        }
+        let numeral = &msg[start..end];
+        if end - start > 20 {
+            if let Ok(x) = numeral.trim_end_matches('.').parse::<f64>() {
+                out.push_str(&msg[copied..start]);
+                out.push_str(&sim_core::fmt_num(x));
+                copied = end;
+            }
+        }
+        i = end;
+    }
+    out.push_str(&msg[copied..]);
+    out
 }
 
 impl std::error::Error for ScenarioError {}
@@ -141,6 +173,27 @@ mod tests {
         let e = ScenarioError::new("links[0].capacity", "missing").locate(SRC);
         // links[0] exists (its `[[links]]` header is line 4), capacity does not.
         assert_eq!(e.position.map(|p| p.0), Some(4));
+    }
+
+    #[test]
+    fn long_numerals_in_messages_are_shortened() {
+        let huge = format!("{}", 1e300_f64);
+        let tiny = format!("{}", -1e-300_f64);
+        let e = ScenarioError::new("run.seed", format!("invalid type: floating point `{huge}`"));
+        assert_eq!(
+            e.to_string(),
+            "run.seed: invalid type: floating point `1e300`"
+        );
+        let e = ScenarioError::new(
+            "k",
+            format!("{tiny} is out of range; 18446744073709551615 max"),
+        );
+        assert_eq!(
+            e.to_string(),
+            "k: -1e-300 is out of range; 18446744073709551615 max"
+        );
+        let e = ScenarioError::new("", "line 3: 0.25 and 12.5.");
+        assert_eq!(e.to_string(), "line 3: 0.25 and 12.5.");
     }
 
     #[test]
