@@ -50,7 +50,8 @@ impl fmt::Display for ScenarioError {
 
 /// `msg` with every decimal numeral longer than 20 characters rewritten by
 /// [`sim_core::fmt_num`]: serde and `{}` print an `f64` such as `1e300` in
-/// all its 301 digits. Shorter numerals (every `u64`) stay as written.
+/// all its 301 digits. Shorter numerals (every `u64`) and digits that are
+/// part of a word (a name such as `f123...`) stay as written.
 fn tidy_numbers(msg: &str) -> String {
     let b = msg.as_bytes();
     let mut out = String::with_capacity(msg.len());
@@ -65,8 +66,10 @@ fn tidy_numbers(msg: &str) -> String {
         while end < b.len() && (b[end].is_ascii_digit() || b[end] == b'.') {
             end += 1;
         }
+        let word = |j: usize| b[j].is_ascii_alphanumeric() || b[j] == b'_';
+        let inside_a_word = (start > 0 && word(start - 1)) || (end < b.len() && word(end));
         let numeral = &msg[start..end];
-        if end - start > 20 {
+        if end - start > 20 && !inside_a_word {
             if let Ok(x) = numeral.trim_end_matches('.').parse::<f64>() {
                 out.push_str(&msg[copied..start]);
                 out.push_str(&sim_core::fmt_num(x));
@@ -192,6 +195,8 @@ mod tests {
             e.to_string(),
             "k: -1e-300 is out of range; 18446744073709551615 max"
         );
+        let name = format!("no group named `g{huge}`; `{huge}x`");
+        assert_eq!(ScenarioError::new("", name.clone()).to_string(), name);
         let e = ScenarioError::new("", "line 3: 0.25 and 12.5.");
         assert_eq!(e.to_string(), "line 3: 0.25 and 12.5.");
     }
