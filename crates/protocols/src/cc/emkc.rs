@@ -38,7 +38,15 @@
 //!   `switch = "naive"` reacts at once; with the proper reference its first
 //!   reference then spans the bytes since the last price from the *old*
 //!   router ([INFERRED]: the inconsistent feedback the paper blames for the
-//!   788.5 Mb/s spike of Fig. 22).
+//!   788.5 Mb/s spike of Fig. 22). `switch = "naive_literal"` reads the
+//!   spec's "keep seq_i, the largest router seq seen" as one filter for all
+//!   routers: an ACK counts only if its router's interval ended after that
+//!   of the last price applied. [INFERRED] a router's seq is put on a common
+//!   clock as `seq x Delta` (raw counts of 100- and 99-ms routers drift
+//!   apart by one every 9.9 s), a switch reacts at once, no mid-interval
+//!   stamp is skipped, and the proper reference spans the bytes since the
+//!   last price applied, from whichever router, over one Delta (eq. 124 as
+//!   written).
 //! - [PAPER, ch. VI §3.3] the carried RTT (for EMKC-AVQ's D_max) is XCP's
 //!   smoothed estimator with EWMA weight 0.4 on every RTT sample.
 //! - [PAPER] initial rate 100 kb/s (Fig. 21); [INFERRED] the header's initial
@@ -78,6 +86,9 @@ pub enum SwitchRule {
     /// Switch past a price threshold, then wait one RTT (Fig. 23).
     #[default]
     Proper,
+    /// React at once, with one duplicate filter for all routers: the
+    /// largest `seq x Delta` seen (see the module docs).
+    NaiveLiteral,
 }
 
 fn default_alpha() -> Rate {
@@ -103,7 +114,8 @@ pub struct EmkcCcConfig {
     /// Reference rate: `"proper"` (default) or `"naive"`.
     #[serde(default)]
     pub reference: Reference,
-    /// Bottleneck-switch handling: `"proper"` (default) or `"naive"`.
+    /// Bottleneck-switch handling: `"proper"` (default), `"naive"` or
+    /// `"naive_literal"`.
     #[serde(default)]
     pub switch: SwitchRule,
     /// Price difference that authorises a switch (default 0.01).
@@ -208,6 +220,8 @@ pub struct EmkcCc {
     last_usr: Option<f64>,
     /// The router that stamped the previous ACK.
     last_id: Option<u32>,
+    /// `naive_literal`: the largest `seq x Delta` applied, s.
+    last_key: f64,
 }
 
 impl EmkcCc {
@@ -230,6 +244,7 @@ impl EmkcCc {
             samples: Vec::new(),
             last_usr: None,
             last_id: None,
+            last_key: f64::NEG_INFINITY,
         })
     }
 
@@ -273,6 +288,27 @@ impl EmkcCc {
         }
     }
 
+    /// `naive_literal`: apply `h` if its router's interval ended after that
+    /// of the last price applied, from whichever router; the proper
+    /// reference spans the bytes since that price, over one Delta.
+    fn react_literal(&mut self, h: &MkcHeader) {
+        let key = f64::from(h.seq) * f64::from(h.delta);
+        if key <= self.last_key {
+            return;
+        }
+        self.last_key = key;
+        let reference = match self.reference {
+            Reference::Naive => h.usr,
+            Reference::Proper => self
+                .last_usr
+                .and_then(|u0| super::interval_rate(h.usr, u0, 1, f64::from(h.delta)))
+                .unwrap_or(self.rate),
+        };
+        self.rate = self.law(reference, h.p);
+        self.current = Some((h.id, h.p));
+        self.last_usr = Some(h.usr);
+    }
+
     /// Apply the price of `h`; `fresh` is what its router's ACKs showed.
     fn react(&mut self, h: &MkcHeader, fresh: Fresh, switched: bool) {
         let reference = match self.reference {
@@ -311,6 +347,10 @@ impl Controller for EmkcCc {
         }
         let CcHeader::Mkc(h) = ack.cc else { return };
         if h.id == 0 || !h.p.is_finite() {
+            return;
+        }
+        if self.switch == SwitchRule::NaiveLiteral {
+            self.react_literal(&h);
             return;
         }
         let Ok(fresh) = self.fresh(&h) else { return };
@@ -511,6 +551,32 @@ mod tests {
         c.on_ack(&ack(1.1, 2, 1, 0.9, 10.0 * MB, 0.1));
         assert_eq!(c.current.unwrap().0, 2);
         assert!((c.rate - (10.0 * MB + 10.0 * MB - 0.5 * 0.9 * 10.0 * MB)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_literal_switch_filters_all_routers_by_interval_end_and_spans_one_delta() {
+        let mut c = cc(EmkcCcConfig {
+            switch: SwitchRule::NaiveLiteral,
+            ..EmkcCcConfig::default()
+        });
+        // Router 1 (100 ms) at seq 10 ends at 1.0 s; 125 kB since nothing
+        // applied: no reference yet, so the current rate (100 kb/s).
+        c.on_ack(&ack(2.0, 1, 10, 0.0, 125_000.0, 0.1));
+        let x0 = 100_000.0 + 10.0 * MB;
+        assert!((c.rate - x0).abs() < 1e-6);
+        // Router 2 (99 ms) at seq 10 ends at 0.99 s, before 1.0 s: a duplicate.
+        c.on_ack(&ack(2.01, 2, 10, 0.5, 250_000.0, 0.099));
+        assert!((c.rate - x0).abs() < 1e-6);
+        // At seq 11 (1.089 s) it counts, at once: 125 kB over 99 ms.
+        c.on_ack(&ack(2.02, 2, 11, 0.5, 250_000.0, 0.099));
+        let r = 125_000.0 * 8.0 / f64::from(0.099_f32); // the header's f32
+        assert!((c.rate - (r + 10.0 * MB - 0.5 * 0.5 * r)).abs() < 1e-3);
+        assert_eq!(c.current.unwrap().0, 2);
+        // Router 1's seq 11 ends at 1.1 s, after 1.089 s: applied, with the
+        // bytes since router 2's price over router 1's Delta.
+        c.on_ack(&ack(2.03, 1, 11, 0.1, 300_000.0, 0.1));
+        let r = 50_000.0 * 8.0 / f64::from(0.1_f32);
+        assert!((c.rate - (r + 10.0 * MB - 0.5 * 0.1 * r)).abs() < 1e-3);
     }
 
     #[test]
