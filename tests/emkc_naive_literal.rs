@@ -10,54 +10,50 @@
 //! - `switch = "naive"` (one filter per router, e5-7-parking-lot-naive.toml)
 //!   swings from start-up on, which the paper's text rules out.
 //!
-//! "Smooth" and "oscillates" use the files' own statistic, x1's sampled
-//! rate's (max - min) / mean: the files' check calls > 0.5 oscillation, and
-//! smooth here is under a fifth of that (0.1; the proper run swings 2.6 %).
+//! "Smooth" and "oscillates" use the files' own statistic, `send_rate_spread`
+//! (x1's sampled rate's (max - min) / mean over the measurement window,
+//! [`group_send_rate`]), each stretch run as the file's window: the files'
+//! check calls > 0.5 oscillation, and smooth here is under a fifth of that
+//! (0.1; the proper run swings 2.6 %).
 
+use analysis::dynamics::group_send_rate;
+use topology::sweep::set_path;
 use topology::Resolved;
 
 const LITERAL: &str = include_str!("../scenarios/papers/zhang/e5-7-parking-lot-naive-literal.toml");
 const PER_ROUTER: &str = include_str!("../scenarios/papers/zhang/e5-7-parking-lot-naive.toml");
 
-/// x1's sampled sending rate (time, bits/s) over the whole run.
-fn x1_rates(text: &str) -> Vec<(f64, f64)> {
-    let r = Resolved::parse(text, "t").unwrap();
+/// x1's `send_rate_spread` with the file's window moved to `(a, b]` s.
+fn spread(text: &str, a: u32, b: u32) -> f64 {
+    let mut doc: toml::Table = text.parse().unwrap();
+    set_path(&mut doc, "run.warmup", format!("{a}s").into()).unwrap();
+    set_path(&mut doc, "run.duration", format!("{b}s").into()).unwrap();
+    // Flows that join at or after b do not act before it; a file may not
+    // start one at its end.
+    let flows = doc["flows"].as_array_mut().unwrap();
+    flows.retain(|f| {
+        let start = f.get("start").and_then(toml::Value::as_str).unwrap_or("0s");
+        sim_core::units::parse_duration(start)
+            .unwrap()
+            .as_secs_f64()
+            < f64::from(b)
+    });
+    let r = Resolved::parse(&toml::to_string(&doc).unwrap(), "t").unwrap();
     let out = r.build(r.scenario.run.seed, 0).unwrap().run();
-    // x1 is the first group; it has one flow.
-    let x1 = out.flows.iter().find(|f| f.group.0 == 0).unwrap().flow;
-    out.series
-        .iter()
-        .filter(|s| s.subject == sim_core::Subject::Flow(x1) && s.metric == "rate_bps")
-        .map(|s| (s.time, s.value))
-        .collect()
-}
-
-/// (max - min) / mean of the samples in [a, b).
-fn spread(rates: &[(f64, f64)], a: f64, b: f64) -> f64 {
-    let v: Vec<f64> = rates
-        .iter()
-        .filter(|(t, _)| (a..b).contains(t))
-        .map(|&(_, x)| x)
-        .collect();
-    assert!(v.len() > 10, "samples in [{a}, {b})");
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    let (lo, hi) = v
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
-    (hi - lo) / mean
+    // x1 is the file's first group, of one flow.
+    let x1: Vec<_> = out.flows.iter().filter(|f| f.group.0 == 0).collect();
+    assert_eq!(x1.len(), 1);
+    group_send_rate(&out, &x1).spread.unwrap()
 }
 
 #[test]
 fn one_filter_for_all_routers_is_smooth_until_x4_joins_and_per_router_is_not() {
-    let literal = x1_rates(LITERAL);
-    for (a, b) in [(8.0, 40.0), (100.0, 120.0)] {
-        let s = spread(&literal, a, b);
-        assert!(s < 0.1, "literal [{a}, {b}): spread {s}");
+    for (a, b) in [(8, 40), (100, 120)] {
+        let s = spread(LITERAL, a, b);
+        assert!(s < 0.1, "literal ({a}, {b}]: spread {s}");
     }
-    let s = spread(&literal, 124.0, 151.0);
-    assert!(s > 0.5, "literal [124, 151): spread {s}");
-
-    let per_router = x1_rates(PER_ROUTER);
-    let s = spread(&per_router, 8.0, 40.0);
-    assert!(s > 0.5, "per-router [8, 40): spread {s}");
+    let s = spread(LITERAL, 124, 151);
+    assert!(s > 0.5, "literal (124, 151]: spread {s}");
+    let s = spread(PER_ROUTER, 8, 40);
+    assert!(s > 0.5, "per-router (8, 40]: spread {s}");
 }
