@@ -13,50 +13,45 @@
 //!   session 44: measured with the router's `jetmax_n` probe; session 42
 //!   had only inferred it).
 //!
-//! The case is the two-flow pair that `tests/zhang_props.rs` pins (36 Mb/s,
+//! The case is the two-flow pair that `tests/zhang_props.rs` pins, built by
+//! the same generator (tests/common/jetmax.rs; 36 Mb/s,
 //! RTTs 269 / 34 ms, tau 1.923, `count_self`), where "announced" misses the
 //! max-min share and "hold" converges.
 
 use protocols::cc::jetmax::JetMaxCcConfig;
 use sim_core::Subject;
+use topology::sweep::set_path;
 use topology::Resolved;
 
-const MBPS: f64 = 36.0;
-const PACKET_BYTES: f64 = 1000.0;
-const INTERVAL_S: f64 = 0.1;
-const WARMUP_S: f64 = 35.0;
-const FLOWS: u32 = 2;
-const TAU: f64 = 1.923;
+#[path = "common/jetmax.rs"]
+mod jetmax;
+use jetmax::{jetmax_scenario, JetMaxOpts, JETMAX_INTERVAL_MS, JETMAX_PACKET_BYTES};
 
-fn scenario(pacing: &str) -> String {
-    format!(
-        r#"
-name = "jetmax-gap-tiling"
-[run]
-duration = "45s"
-warmup = "{WARMUP_S}s"
-replications = 1
-seed = 11
-sample_interval = "10ms"
-series = ["flow_rate", "link_queue"]
-[topology]
-kind = "dumbbell"
-pairs = {FLOWS}
-access = {{ capacity = "10Gbps", delay = "1ms", buffer = "100000pkt" }}
-access_delays = ["129500us", "12000us"]
-egress = {{ capacity = "10Gbps", delay = "0ms", buffer = "100000pkt" }}
-bottleneck = {{ capacity = "{MBPS}Mbps", delay = "5ms", buffer = "1000pkt", algo = {{ kind = "jetmax", interval = "{INTERVAL_S}s", count_self = true }} }}
-[[flows]]
-name = "u"
-count = {FLOWS}
-from = "s{{i}}"
-to = "d{{i}}"
-packet_size = "{PACKET_BYTES}B"
-cc = {{ kind = "jetmax", tau = {TAU}, proposals = false }}
-tcp = {{ reliable = false, pacing = "{pacing}" }}
-traffic = {{ kind = "bulk" }}
-"#
-    )
+const MBPS: u32 = 36;
+const RTTS_MS: [u32; 2] = [269, 34];
+const TAU: f64 = 1.923;
+const PACKET_BYTES: f64 = JETMAX_PACKET_BYTES as f64;
+const INTERVAL_S: f64 = JETMAX_INTERVAL_MS as f64 / 1e3;
+const FLOWS: u32 = RTTS_MS.len() as u32;
+
+/// tests/zhang_props.rs's scenario of the pair with the given pacing,
+/// sampled every 10 ms with the router's probe.
+fn scenario(pacing: &'static str) -> Resolved {
+    let text = jetmax_scenario(
+        MBPS,
+        &RTTS_MS,
+        TAU,
+        JetMaxOpts {
+            count_self: true,
+            pacing: Some(pacing),
+            ..JetMaxOpts::default()
+        },
+    );
+    let mut doc: toml::Table = text.parse().unwrap();
+    set_path(&mut doc, "run.sample_interval", "10ms".into()).unwrap();
+    let series = toml::Value::Array(vec!["flow_rate".into(), "link_queue".into()]);
+    set_path(&mut doc, "run.series", series).unwrap();
+    Resolved::parse(&toml::to_string(&doc).unwrap(), "t").unwrap()
 }
 
 /// The window's samples of the bottleneck's `N`, its queue (packets) and
@@ -67,17 +62,15 @@ struct Samples {
     rates: Vec<Vec<f64>>,
 }
 
-fn run(pacing: &str) -> Samples {
-    let out = Resolved::parse(&scenario(pacing), "t")
-        .unwrap()
-        .build(1, 0)
-        .unwrap()
-        .run();
+fn run(pacing: &'static str) -> Samples {
+    let r = scenario(pacing);
+    let warmup = r.scenario.run.warmup.as_secs_f64();
+    let out = r.build(1, 0).unwrap().run();
     let link = out.links.iter().find(|l| l.name == "r1->r2").unwrap();
     let of = |subject: Subject, metric: &str| -> Vec<(f64, f64)> {
         out.series
             .iter()
-            .filter(|s| s.subject == subject && s.metric == metric && s.time >= WARMUP_S)
+            .filter(|s| s.subject == subject && s.metric == metric && s.time >= warmup)
             .map(|s| (s.time, s.value))
             .collect()
     };
@@ -135,7 +128,8 @@ fn hold_pacing_makes_the_routers_flow_count_exact() {
             });
             hi - lo
         };
-        let queueing = f64::from(FLOWS) * swing * PACKET_BYTES * 8.0 / (MBPS * 1e6) / INTERVAL_S;
+        let queueing =
+            f64::from(FLOWS) * swing * PACKET_BYTES * 8.0 / (f64::from(MBPS) * 1e6) / INTERVAL_S;
         let bound = edges + queueing;
         // Measured: within 0.0072 of 2; the bound is 0.018 to 0.045.
         assert!(
@@ -166,7 +160,7 @@ fn announced_pacing_counts_a_flow_twice_after_a_rise_from_the_floor() {
         s.n.len()
     );
     let floor = JetMaxCcConfig::default().min_rate.bps_f64();
-    let share = MBPS * 1e6 / f64::from(FLOWS);
+    let share = f64::from(MBPS) * 1e6 / f64::from(FLOWS);
     let long = &s.rates[0];
     assert!(long.iter().any(|&r| r <= floor));
     // The rise is x + tau (g - x) from the floor, with N within 2 % of 2.

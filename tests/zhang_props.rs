@@ -35,6 +35,12 @@ use protocols::cc::jetmax::JetMaxCcConfig;
 use sim_core::RunOutput;
 use topology::Resolved;
 
+#[path = "common/jetmax.rs"]
+mod jetmax;
+use jetmax::{
+    jetmax_scenario, JetMaxOpts, JETMAX_INTERVAL_MS, JETMAX_PACKET_BYTES, JETMAX_SAMPLE_MS,
+};
+
 /// EMKC on a dumbbell: `rtts_ms` one per flow (access delay = rtt/2 - 5 ms).
 /// The senders' rate is capped at 10 C (a line rate), which keeps an
 /// unstable case's packet count bounded.
@@ -166,14 +172,6 @@ fn emkc_single_flow_near_beta_two_settles() {
     }
 }
 
-/// The JetMax scenarios' packet size, bytes.
-const JETMAX_PACKET_BYTES: u64 = 1000;
-/// The JetMax router's control interval Delta in these scenarios, ms (its
-/// default).
-const JETMAX_INTERVAL_MS: u64 = 100;
-/// The JetMax scenarios' sampling interval of the rate series, ms.
-const JETMAX_SAMPLE_MS: u64 = 100;
-
 /// The rate at which a source sends one packet per router interval,
 /// `s / Delta` (80 kb/s): a floor at or above it keeps a flow on the floor
 /// in the router's count (see
@@ -186,83 +184,6 @@ fn one_packet_per_interval_bps() -> u64 {
 /// stepping to `tau g` is below `2 C` at `tau < 2`, and a few intervals at
 /// that rate queue a few thousand packets at 100 Mb/s.
 const LOSS_FREE_BUFFER_PKTS: u32 = 100_000;
-
-/// The options of [`jetmax_scenario`] beyond the link and the flows.
-#[derive(Clone, Copy, Default)]
-struct JetMaxOpts {
-    /// The sources' proposed rates (§6.4).
-    proposals: bool,
-    /// The router's `count_self`.
-    count_self: bool,
-    /// The sources' rate floor, bits/s (`None`: the default, 10 kb/s).
-    min_rate_bps: Option<u64>,
-    /// The bottleneck's buffer, packets (`None`: 1000).
-    buffer_pkts: Option<u32>,
-    /// The sources' `tcp.pacing` (`None`: the default, `"restart"`).
-    pacing: Option<&'static str>,
-}
-
-/// JetMax on a dumbbell of `mbps` with one flow per RTT in `rtts_ms`, all
-/// starting at 0. The window is the 10 s after a warm-up of
-/// [`jetmax_warmup_s`].
-fn jetmax_scenario(mbps: u32, rtts_ms: &[u32], tau: f64, opts: JetMaxOpts) -> String {
-    let JetMaxOpts {
-        proposals,
-        count_self,
-        min_rate_bps,
-        buffer_pkts,
-        pacing,
-    } = opts;
-    let buffer = buffer_pkts.unwrap_or(1000);
-    let warmup = jetmax_warmup_s(tau);
-    let duration = warmup + 10;
-    let n = rtts_ms.len();
-    let access: Vec<String> = rtts_ms
-        .iter()
-        .map(|r| format!("\"{}us\"", (r * 1000 / 2).saturating_sub(5000)))
-        .collect();
-    let floor = min_rate_bps.map_or(String::new(), |b| format!(", min_rate = \"{b}bps\""));
-    let pacing = pacing.map_or(String::new(), |m| format!(", pacing = \"{m}\""));
-    format!(
-        r#"
-name = "jetmax-random"
-[run]
-duration = "{duration}s"
-warmup = "{warmup}s"
-replications = 1
-seed = 11
-sample_interval = "{JETMAX_SAMPLE_MS}ms"
-series = ["flow_rate", "link_rate"]
-[topology]
-kind = "dumbbell"
-pairs = {n}
-access = {{ capacity = "10Gbps", delay = "1ms", buffer = "100000pkt" }}
-access_delays = [{access}]
-egress = {{ capacity = "10Gbps", delay = "0ms", buffer = "100000pkt" }}
-bottleneck = {{ capacity = "{mbps}Mbps", delay = "5ms", buffer = "{buffer}pkt", algo = {{ kind = "jetmax", interval = "{JETMAX_INTERVAL_MS}ms", count_self = {count_self} }} }}
-[[flows]]
-name = "u"
-count = {n}
-from = "s{{i}}"
-to = "d{{i}}"
-packet_size = "{JETMAX_PACKET_BYTES}B"
-cc = {{ kind = "jetmax", tau = {tau}, proposals = {proposals}{floor} }}
-tcp = {{ reliable = false{pacing} }}
-traffic = {{ kind = "bulk" }}
-"#,
-        access = access.join(", "),
-    )
-}
-
-/// The warm-up for gain `tau`: enough control steps to cut the distance to
-/// the fair share to 1 % in the model (Theorem 16: `|1 - tau|` per step,
-/// `ln 0.01 / ln |1 - tau|` steps), each step an RTT plus up to two
-/// intervals (§6.3: `RTT + (1 + k) Delta`, <= 0.4 + 0.2 s in these tests),
-/// and at least 30 s (the start-up transients of `tau > 1`).
-fn jetmax_warmup_s(tau: f64) -> u32 {
-    let steps = 0.01f64.ln() / (1.0 - tau).abs().ln();
-    ((steps * 0.6).ceil() as u32).max(30)
-}
 
 /// Every flow's window-mean sending rate is within 3 % of the max-min share
 /// gamma C / N of the one link (Lemma 19; `analysis::maxmin` as the oracle).
@@ -297,7 +218,7 @@ proptest! {
     /// estimate's one-packet quantisation is <= 4 % per interval and
     /// averages out over the window), RTTs 20-400 ms, tau in [0.05, 1)
     /// (the window starts when the model is within 1 %: 90 steps, 54 s at
-    /// tau 0.05; 30 s from tau 0.2 on, [`jetmax_warmup_s`]; smaller gains
+    /// tau 0.05; 30 s from tau 0.2 on, [`jetmax::jetmax_warmup_s`]; smaller gains
     /// converge as surely but take proportionally longer to simulate).
     /// Tolerance 3 % per flow.
     ///
