@@ -38,7 +38,8 @@ use topology::Resolved;
 #[path = "common/jetmax.rs"]
 mod jetmax;
 use jetmax::{
-    jetmax_scenario, JetMaxOpts, JETMAX_INTERVAL_MS, JETMAX_PACKET_BYTES, JETMAX_SAMPLE_MS,
+    dumbbell_by_rtt, jetmax_scenario, JetMaxOpts, JETMAX_INTERVAL_MS, JETMAX_PACKET_BYTES,
+    JETMAX_SAMPLE_MS,
 };
 
 /// EMKC on a dumbbell: `rtts_ms` one per flow (access delay = rtt/2 - 5 ms).
@@ -46,10 +47,12 @@ use jetmax::{
 /// unstable case's packet count bounded.
 fn emkc_scenario(mbps: u32, rtts_ms: &[u32], alpha_bps: f64, beta: f64) -> String {
     let n = rtts_ms.len();
-    let access: Vec<String> = rtts_ms
-        .iter()
-        .map(|r| format!("\"{}us\"", (r * 1000 / 2).saturating_sub(5000)))
-        .collect();
+    let topology = dumbbell_by_rtt(
+        mbps,
+        rtts_ms,
+        100,
+        r#"{ kind = "emkc", interval = "100ms" }"#,
+    );
     format!(
         r#"
 name = "emkc-random"
@@ -60,14 +63,7 @@ replications = 1
 seed = 7
 sample_interval = "100ms"
 series = ["flow_rate"]
-[topology]
-kind = "dumbbell"
-pairs = {n}
-access = {{ capacity = "10Gbps", delay = "1ms", buffer = "100000pkt" }}
-access_delays = [{access}]
-egress = {{ capacity = "10Gbps", delay = "0ms", buffer = "100000pkt" }}
-bottleneck = {{ capacity = "{mbps}Mbps", delay = "5ms", buffer = "100pkt", algo = {{ kind = "emkc", interval = "100ms" }} }}
-[[flows]]
+{topology}[[flows]]
 name = "u"
 count = {n}
 from = "s{{i}}"
@@ -77,7 +73,6 @@ cc = {{ kind = "emkc", alpha = "{alpha}bps", beta = {beta}, max_rate = "{max}Mbp
 tcp = {{ reliable = false }}
 traffic = {{ kind = "bulk" }}
 "#,
-        access = access.join(", "),
         alpha = alpha_bps.round() as u64,
         max = 10 * mbps,
     )

@@ -41,10 +41,10 @@ pub fn jetmax_scenario(mbps: u32, rtts_ms: &[u32], tau: f64, opts: JetMaxOpts) -
     let warmup = jetmax_warmup_s(tau);
     let duration = warmup + 10;
     let n = rtts_ms.len();
-    let access: Vec<String> = rtts_ms
-        .iter()
-        .map(|r| format!("\"{}us\"", (r * 1000 / 2).saturating_sub(5000)))
-        .collect();
+    let algo = format!(
+        "{{ kind = \"jetmax\", interval = \"{JETMAX_INTERVAL_MS}ms\", count_self = {count_self} }}"
+    );
+    let topology = dumbbell_by_rtt(mbps, rtts_ms, buffer, &algo);
     let floor = min_rate_bps.map_or(String::new(), |b| format!(", min_rate = \"{b}bps\""));
     let pacing = pacing.map_or(String::new(), |m| format!(", pacing = \"{m}\""));
     format!(
@@ -57,14 +57,7 @@ replications = 1
 seed = 11
 sample_interval = "{JETMAX_SAMPLE_MS}ms"
 series = ["flow_rate", "link_rate"]
-[topology]
-kind = "dumbbell"
-pairs = {n}
-access = {{ capacity = "10Gbps", delay = "1ms", buffer = "100000pkt" }}
-access_delays = [{access}]
-egress = {{ capacity = "10Gbps", delay = "0ms", buffer = "100000pkt" }}
-bottleneck = {{ capacity = "{mbps}Mbps", delay = "5ms", buffer = "{buffer}pkt", algo = {{ kind = "jetmax", interval = "{JETMAX_INTERVAL_MS}ms", count_self = {count_self} }} }}
-[[flows]]
+{topology}[[flows]]
 name = "u"
 count = {n}
 from = "s{{i}}"
@@ -74,6 +67,30 @@ cc = {{ kind = "jetmax", tau = {tau}, proposals = {proposals}{floor} }}
 tcp = {{ reliable = false{pacing} }}
 traffic = {{ kind = "bulk" }}
 "#,
+    )
+}
+
+/// The `[topology]` table of seed 002's single-link test scenarios (JetMax
+/// here, EMKC in tests/zhang_props.rs): a dumbbell of `mbps` with the
+/// bottleneck `algo` (an inline TOML table) and `buffer_pkts`, and one pair
+/// per round trip in `rtts_ms`. The 5-ms bottleneck carries the same
+/// one-way delay for all; each access link makes up the rest of its
+/// flow's half round trip, so a flow's propagation RTT is its entry.
+pub fn dumbbell_by_rtt(mbps: u32, rtts_ms: &[u32], buffer_pkts: u32, algo: &str) -> String {
+    let access: Vec<String> = rtts_ms
+        .iter()
+        .map(|r| format!("\"{}us\"", (r * 1000 / 2).saturating_sub(5000)))
+        .collect();
+    format!(
+        r#"[topology]
+kind = "dumbbell"
+pairs = {n}
+access = {{ capacity = "10Gbps", delay = "1ms", buffer = "100000pkt" }}
+access_delays = [{access}]
+egress = {{ capacity = "10Gbps", delay = "0ms", buffer = "100000pkt" }}
+bottleneck = {{ capacity = "{mbps}Mbps", delay = "5ms", buffer = "{buffer_pkts}pkt", algo = {algo} }}
+"#,
+        n = rtts_ms.len(),
         access = access.join(", "),
     )
 }
