@@ -66,11 +66,15 @@ fn tidy_numbers(msg: &str) -> String {
         while end < b.len() && (b[end].is_ascii_digit() || b[end] == b'.') {
             end += 1;
         }
+        // A trailing dot ends the sentence, not the numeral: leave it there.
+        while b[end - 1] == b'.' {
+            end -= 1;
+        }
         let word = |j: usize| b[j].is_ascii_alphanumeric() || b[j] == b'_';
         let inside_a_word = (start > 0 && word(start - 1)) || (end < b.len() && word(end));
         let numeral = &msg[start..end];
         if end - start > 20 && !inside_a_word {
-            if let Ok(x) = numeral.trim_end_matches('.').parse::<f64>() {
+            if let Ok(x) = numeral.parse::<f64>() {
                 out.push_str(&msg[copied..start]);
                 out.push_str(&sim_core::fmt_num(x));
                 copied = end;
@@ -199,6 +203,11 @@ mod tests {
         assert_eq!(ScenarioError::new("", name.clone()).to_string(), name);
         let e = ScenarioError::new("", "line 3: 0.25 and 12.5.");
         assert_eq!(e.to_string(), "line 3: 0.25 and 12.5.");
+        // A long numeral that ends a sentence keeps the sentence's full stop.
+        let e = ScenarioError::new("k", format!("{huge} is too large. Use less."));
+        assert_eq!(e.to_string(), "k: 1e300 is too large. Use less.");
+        let e = ScenarioError::new("k", format!("too large: {huge}."));
+        assert_eq!(e.to_string(), "k: too large: 1e300.");
     }
 
     #[test]
