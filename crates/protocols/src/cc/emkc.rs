@@ -194,6 +194,16 @@ struct Fresh {
     skip: bool,
 }
 
+/// What the proper reference rate of a price spans.
+#[derive(Copy, Clone, Debug)]
+enum Span {
+    /// The router's own interval, as its fresh ACK showed.
+    Router(Fresh),
+    /// The bytes since the last price applied, from whichever router, over
+    /// one Delta (`switch = "naive"` on a switch, and `"naive_literal"`).
+    SinceLastPrice,
+}
+
 /// The EMKC sender's rate controller.
 #[derive(Clone, Debug)]
 pub struct EmkcCc {
@@ -297,32 +307,23 @@ impl EmkcCc {
             return;
         }
         self.last_key = key;
-        let reference = match self.reference {
-            Reference::Naive => h.usr,
-            Reference::Proper => self
-                .last_usr
-                .and_then(|u0| super::interval_rate(h.usr, u0, 1, f64::from(h.delta)))
-                .unwrap_or(self.rate),
-        };
-        self.rate = self.law(reference, h.p);
-        self.current = Some((h.id, h.p));
-        self.last_usr = Some(h.usr);
+        self.react(h, Span::SinceLastPrice);
     }
 
-    /// Apply the price of `h`; `fresh` is what its router's ACKs showed.
-    fn react(&mut self, h: &MkcHeader, fresh: Fresh, switched: bool) {
+    /// Apply the price of `h`, its proper reference over `span`.
+    fn react(&mut self, h: &MkcHeader, span: Span) {
         let reference = match self.reference {
             Reference::Naive => Some(h.usr),
             Reference::Proper => {
-                let delta = f64::from(h.delta);
-                let naive_switch = switched && self.switch == SwitchRule::Naive;
-                let from = if naive_switch {
-                    self.last_usr.map(|u| (u, 1))
-                } else {
-                    fresh.start.map(|(seq, usr)| (usr, h.seq.wrapping_sub(seq)))
+                let (from, apply) = match span {
+                    Span::SinceLastPrice => (self.last_usr.map(|u| (u, 1)), true),
+                    Span::Router(fresh) => (
+                        fresh.start.map(|(seq, usr)| (usr, h.seq.wrapping_sub(seq))),
+                        !fresh.skip,
+                    ),
                 };
-                (naive_switch || !fresh.skip).then(|| {
-                    from.and_then(|(u0, n)| super::interval_rate(h.usr, u0, n, delta))
+                apply.then(|| {
+                    from.and_then(|(u0, n)| super::interval_rate(h.usr, u0, n, f64::from(h.delta)))
                         .unwrap_or(self.rate)
                 })
             }
@@ -357,7 +358,7 @@ impl Controller for EmkcCc {
         match self.current {
             Some((id, _)) if id == h.id => {
                 if ack.now >= self.hold_until {
-                    self.react(&h, fresh, false);
+                    self.react(&h, Span::Router(fresh));
                 }
             }
             Some((_, p_old)) if self.switch == SwitchRule::Proper => {
@@ -368,12 +369,14 @@ impl Controller for EmkcCc {
                     self.hold_until = ack.now.saturating_add(SimDuration::from_secs_f64(wait));
                 } else if ack.now >= self.hold_until {
                     let cur = self.current;
-                    self.react(&h, fresh, false);
+                    self.react(&h, Span::Router(fresh));
                     self.current = cur;
                 }
             }
-            Some(_) => self.react(&h, fresh, true),
-            None => self.react(&h, fresh, false),
+            // switch = "naive": react at once, over the bytes since the
+            // old router's price.
+            Some(_) => self.react(&h, Span::SinceLastPrice),
+            None => self.react(&h, Span::Router(fresh)),
         }
     }
 
