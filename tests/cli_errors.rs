@@ -287,3 +287,153 @@ fn a_feedback_controller_without_a_link_that_computes_the_feedback_is_an_error()
         ],
     );
 }
+
+/// A preset topology: its keys sit inside an internally tagged enum
+/// (`kind = "dumbbell"`), where serde loses the key path.
+const DUMBBELL: &str = r#"
+[run]
+duration = "10s"
+warmup = "1s"
+
+[topology]
+kind = "dumbbell"
+pairs = 2
+access = { capacity = "100Mbps", delay = "1ms", buffer = "100pkt" }
+
+[topology.bottleneck]
+capacity = "10Mbps"
+delay = "10ms"
+buffer = "50pkt"
+algo = { kind = "red", preset = "A" }
+
+[[flows]]
+name = "tcp"
+count = 2
+from = "s{i}"
+to = "d{i}"
+cc = { kind = "new_reno" }
+"#;
+
+fn dumbbell_with(from: &str, to: &str) -> String {
+    assert!(DUMBBELL.contains(from), "{from}");
+    DUMBBELL.replacen(from, to, 1)
+}
+
+#[test]
+fn the_dumbbell_scenario_is_valid() {
+    let (code, err) = check(DUMBBELL);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_bad_value_inside_a_preset_names_its_key_and_line() {
+    // Line 12 is `capacity = ...` in [topology.bottleneck], not the
+    // [topology] header of line 6.
+    assert_error(
+        &dumbbell_with("capacity = \"10Mbps\"", "capacity = \"10Mxbps\""),
+        &[
+            "topology.bottleneck.capacity",
+            "line 12, column 1",
+            "10Mxbps",
+        ],
+    );
+    assert_error(
+        &dumbbell_with("pairs = 2", "pairs = \"two\""),
+        &["topology.pairs", "line 8, column 1"],
+    );
+    assert_error(
+        &dumbbell_with("preset = \"A\"", "preset = \"Q\""),
+        &["topology.bottleneck.algo.preset", "line 15, column 24"],
+    );
+}
+
+#[test]
+fn an_unknown_key_inside_a_preset_or_a_kind_table_is_named() {
+    assert_error(
+        &dumbbell_with("buffer = \"50pkt\"", "buffer = \"50pkt\"\nbufer = 3"),
+        &["topology.bottleneck.bufer", "line 15", "expected one of"],
+    );
+    assert_error(
+        &dumbbell_with("preset = \"A\"", "preset = \"A\", wq = 0.1"),
+        &["topology.bottleneck.algo.wq", "line 15", "w_q"],
+    );
+    assert_error(
+        &dumbbell_with("kind = \"new_reno\"", "kind = \"new_reno\", iw = 3"),
+        &["flows[0].cc.iw", "line 22"],
+    );
+}
+
+#[test]
+fn an_ambiguous_bad_value_stays_at_its_table() {
+    // Both delays read `1e400ms`: the message cannot tell which, so the
+    // error names the table that holds them both.
+    let src = dumbbell_with("delay = \"1ms\"", "delay = \"1e400ms\"").replacen(
+        "delay = \"10ms\"",
+        "delay = \"1e400ms\"",
+        1,
+    );
+    let (code, err) = check(&src);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("line 6, column 1: topology: "), "{err}");
+}
+
+#[test]
+fn counts_past_a_million_are_rejected_not_allocated() {
+    // 2^31 flows or pairs once aborted on a failed allocation (or ran for
+    // ever building the network).
+    assert_error(
+        &dumbbell_with("count = 2", "count = 2147483648"),
+        &["flows[0].count", "line 19", "1 ..= 1000000"],
+    );
+    assert_error(
+        &dumbbell_with("pairs = 2", "pairs = 2147483648"),
+        &["topology.pairs", "line 8", "1 ..= 1000000"],
+    );
+}
+
+#[test]
+fn a_duration_past_the_clock_is_rejected() {
+    // A 213-day delay once overflowed the simulated clock mid-run.
+    assert_error(
+        &dumbbell_with("delay = \"10ms\"", "delay = \"18446744s\""),
+        &["topology.bottleneck.delay", "line 13", "at most 1000000 s"],
+    );
+    let (code, err) = check(&dumbbell_with("delay = \"10ms\"", "delay = \"1000000s\""));
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn a_bad_swept_value_is_named_in_the_sweep() {
+    let src = format!(
+        "{DUMBBELL}\n[sweep]\n[[sweep.param]]\nkey = \"flows.tcp.count\"\nvalues = [1, 2, 0, 4]\n"
+    );
+    // Line 27 is `values = [...]`, column 17 its third value.
+    assert_error(
+        &src,
+        &[
+            "line 27, column 17: sweep.param[0].values[2]: flows[0].count: at sweep point 2",
+            "0 is out of range; allowed: 1 ..= 1000000",
+        ],
+    );
+}
+
+#[test]
+fn a_start_spacing_that_runs_off_the_clock_is_rejected() {
+    // 20 flows 10^6 s apart once overflowed the clock while the flows were set up.
+    let spaced = |jitter: &str| {
+        dumbbell_with(
+            "count = 2",
+            &format!("count = 2\nstart_spacing = \"600000s\"\nstart_jitter = \"{jitter}\""),
+        )
+    };
+    let (code, err) = check(&spaced("400000s"));
+    assert_eq!(code, 0, "{err}");
+    assert_error(
+        &spaced("400001s"),
+        &[
+            "flows[0].start_spacing",
+            "line 20",
+            "flow 1 would start at 1000001 s",
+        ],
+    );
+}

@@ -270,12 +270,14 @@ pub enum UnitError {
         what: &'static str,
     },
     /// The value does not fit.
-    #[error("`{input}` is out of range for a {what}")]
+    #[error("`{input}` is out of range for a {what} ({limit})")]
     OutOfRange {
         /// The offending text.
         input: String,
         /// What kind of quantity was expected.
         what: &'static str,
+        /// The accepted range, in words.
+        limit: &'static str,
     },
 }
 
@@ -322,6 +324,12 @@ fn scaled(
     Ok(num * k)
 }
 
+/// The longest duration a scenario may give (10^6 s, 11.6 days of simulated
+/// time). The clock holds 2^64 ps (213 days); with every scenario time at most
+/// this long, a time plus the few durations the engine adds to it (a hop's
+/// delay, a serialisation, a timer) cannot overflow it.
+pub const MAX_DURATION: SimDuration = SimDuration(1_000_000 * PS_PER_SEC);
+
 /// Parse a duration such as `"20ms"`, `"1.5s"`, `"250us"`, `"10ns"`, `"0"`.
 pub fn parse_duration(input: &str) -> Result<SimDuration, UnitError> {
     const ALLOWED: &str = "s, ms, us, ns, ps (e.g. \"20ms\")";
@@ -339,10 +347,11 @@ pub fn parse_duration(input: &str) -> Result<SimDuration, UnitError> {
         Some((0.0, "")) => Ok(0.0),
         _ => Err(e),
     })?;
-    if ps >= u64::MAX as f64 {
+    if ps > MAX_DURATION.0 as f64 {
         return Err(UnitError::OutOfRange {
             input: input.to_string(),
             what: "duration",
+            limit: "at most 1000000 s, 11.6 days, so that a time plus a few durations stays inside the clock's 2^64 ps, 213 days",
         });
     }
     Ok(SimDuration::from_ps(ps.round() as u64))
@@ -363,6 +372,7 @@ pub fn parse_rate(input: &str) -> Result<Rate, UnitError> {
         return Err(UnitError::OutOfRange {
             input: input.to_string(),
             what: "rate",
+            limit: "below 2^64 bps",
         });
     }
     Ok(Rate::from_bps(bps.round() as u64))
@@ -385,6 +395,7 @@ pub fn parse_bytes(input: &str) -> Result<Bytes, UnitError> {
         return Err(UnitError::OutOfRange {
             input: input.to_string(),
             what: "byte size",
+            limit: "below 2^64 B",
         });
     }
     Ok(Bytes::new(b.round() as u64))
@@ -447,6 +458,9 @@ mod tests {
         assert!(parse_duration("20").is_err());
         assert!(parse_duration("-2ms").is_err());
         assert!(parse_duration("ms").is_err());
+        assert_eq!(parse_duration("1000000s").unwrap(), MAX_DURATION);
+        let e = parse_duration("1000001s").unwrap_err().to_string();
+        assert!(e.contains("out of range") && e.contains("1000000 s"), "{e}");
     }
 
     #[test]

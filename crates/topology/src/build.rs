@@ -7,9 +7,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rand::Rng;
+use sim_core::units::MAX_DURATION;
 use sim_core::{
     stream, Endpoint, FlowFactory, FlowSpec, GroupId, LinkId, LinkSpec, NodeId, RouteId,
-    SeriesSelect, SimConfig, SimDuration, SimRng, SimTime, Simulator, StreamKind,
+    SeriesSelect, SimConfig, SimDuration, SimRng, SimTime, Simulator, StreamKind, PS_PER_SEC,
 };
 
 use protocols::link::LinkBuildCtx;
@@ -20,7 +21,7 @@ use protocols::traffic::{
 use crate::error::ScenarioError;
 use crate::graph::Graph;
 use crate::preset::expand_preset;
-use crate::scenario::{FlowGroupConfig, Scenario, SeriesName};
+use crate::scenario::{FlowGroupConfig, Scenario, SeriesName, MAX_COUNT};
 
 /// Largest packet size accepted, bytes (IPv4 total-length limit).
 pub const MAX_PACKET_SIZE: u64 = 65_535;
@@ -69,7 +70,7 @@ fn toml_error(src: &str, path: &str, e: &toml::de::Error) -> ScenarioError {
         position,
         message: e.message().trim().to_string(),
     };
-    e.locate(src)
+    e.narrow(src).locate(src)
 }
 
 impl Resolved {
@@ -496,8 +497,27 @@ fn resolve_group(
     if g.name.is_empty() {
         return Err(err(format!("{at}.name"), "must not be empty"));
     }
-    if g.count == 0 {
-        return Err(err(format!("{at}.count"), "must be >= 1"));
+    if g.count == 0 || g.count > MAX_COUNT {
+        return Err(err(
+            format!("{at}.count"),
+            format!("{} is out of range; allowed: 1 ..= {MAX_COUNT}", g.count),
+        ));
+    }
+    // The last flow's start, with its jitter, must stay on the clock.
+    let last_start = g.start.as_ps() as u128
+        + g.start_spacing.as_ps() as u128 * u128::from(g.count - 1)
+        + g.start_jitter.as_ps() as u128;
+    if last_start > MAX_DURATION.as_ps() as u128 {
+        return Err(err(
+            format!("{at}.start_spacing"),
+            format!(
+                "flow {} would start at {} s (start + {} x start_spacing + start_jitter), \
+                 past {MAX_DURATION}, the longest scenario time",
+                g.count - 1,
+                sim_core::fmt_num(last_start as f64 / PS_PER_SEC as f64),
+                g.count - 1
+            ),
+        ));
     }
     let (lo, hi) = g.packet_size.bounds();
     for ps in [lo.get(), hi.get()] {

@@ -34,6 +34,176 @@ impl ScenarioError {
     }
 }
 
+impl ScenarioError {
+    /// Narrow an error that serde reports at a whole table down to the key it
+    /// is about. serde cannot follow a path into an internally tagged enum
+    /// (`[topology] kind = ...`, `cc = { kind = ... }`, `algo`, `traffic`):
+    /// an unknown field or a bad value anywhere inside one is reported at the
+    /// enum's own table. The message names the culprit (`unknown field
+    /// `foo``, `` `10Mxbps` is not a rate``, `invalid type: string "x"`), so
+    /// the table is searched for it; when exactly one key (or, for an unknown
+    /// field, one direct key) matches, the error moves to that key's path and
+    /// line. Otherwise it stays at the table.
+    pub fn narrow(mut self, src: &str) -> Self {
+        let Some(culprit) = Culprit::of(&self.message) else {
+            return self;
+        };
+        let Ok(doc) = DeTable::parse(src) else {
+            return self;
+        };
+        let Some(DeValue::Table(table)) = value_at(doc.get_ref(), &self.path) else {
+            return self;
+        };
+        let mut hits = Vec::new();
+        search_table(table, &self.path, &culprit, 0, &mut hits);
+        if matches!(culprit, Culprit::Key(_)) && hits.iter().any(|h| h.2 == 0) {
+            hits.retain(|h| h.2 == 0);
+        }
+        if let [(path, offset, _)] = hits.as_slice() {
+            self.position = Some(line_col(src, *offset));
+            self.path = path.clone();
+        }
+        self
+    }
+}
+
+/// What a serde or unit-parser message says is wrong: an unknown key, or the
+/// offending value.
+#[derive(Debug, PartialEq)]
+enum Culprit<'m> {
+    Key(&'m str),
+    Str(&'m str),
+    Int(&'m str),
+    Float(&'m str),
+    Bool(bool),
+}
+
+impl<'m> Culprit<'m> {
+    fn of(msg: &'m str) -> Option<Self> {
+        let ticked = |rest: &'m str| rest.split('`').next();
+        let quoted = |rest: &'m str| rest.split('"').next();
+        if let Some(r) = msg.strip_prefix("unknown field `") {
+            return ticked(r).map(Culprit::Key);
+        }
+        if let Some(r) = msg.strip_prefix("unknown variant `") {
+            return ticked(r).map(Culprit::Str);
+        }
+        let r = msg
+            .strip_prefix("invalid type: ")
+            .or_else(|| msg.strip_prefix("invalid value: "));
+        if let Some(r) = r {
+            if let Some(r) = r.strip_prefix("string \"") {
+                return quoted(r).map(Culprit::Str);
+            }
+            if let Some(r) = r.strip_prefix("integer `") {
+                return ticked(r).map(Culprit::Int);
+            }
+            if let Some(r) = r.strip_prefix("floating point `") {
+                return ticked(r).map(Culprit::Float);
+            }
+            if let Some(r) = r.strip_prefix("boolean `") {
+                return ticked(r).and_then(|b| b.parse().ok()).map(Culprit::Bool);
+            }
+            return None;
+        }
+        // The unit parsers' messages begin with the offending text: "`10Mxbps`
+        // is not a rate", "`-2ms` is negative", "`2000000s` is out of range".
+        msg.strip_prefix('`').and_then(ticked).map(Culprit::Str)
+    }
+
+    fn matches(&self, v: &DeValue) -> bool {
+        match (self, v) {
+            (Culprit::Str(s), DeValue::String(x)) => x.as_ref() == *s,
+            (Culprit::Int(n), DeValue::Integer(x)) => {
+                let (Ok(a), Some(b)) = (
+                    n.parse::<i128>(),
+                    i128::from_str_radix(&x.as_str().replace('_', ""), x.radix()).ok(),
+                ) else {
+                    return false;
+                };
+                a == b
+            }
+            (Culprit::Float(f), DeValue::Float(x)) => {
+                let b: Option<f64> = x.as_str().replace('_', "").parse().ok();
+                f.parse::<f64>().ok().zip(b).is_some_and(|(a, b)| a == b)
+            }
+            (Culprit::Bool(b), DeValue::Boolean(x)) => b == x,
+            _ => false,
+        }
+    }
+}
+
+/// Every key under `t` (at `path`) that `c` points at: (key path, byte offset
+/// of the key, depth below the searched table).
+fn search_table(
+    t: &DeTable,
+    path: &str,
+    c: &Culprit,
+    depth: usize,
+    hits: &mut Vec<(String, usize, usize)>,
+) {
+    for (key, v) in t.iter() {
+        let name = key.get_ref().as_ref();
+        let at = if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}.{name}")
+        };
+        let hit = match c {
+            Culprit::Key(k) => name == *k,
+            _ => c.matches(v.get_ref()),
+        };
+        if hit {
+            hits.push((at.clone(), key.span().start, depth));
+        }
+        search_value(v.get_ref(), &at, c, depth + 1, hits);
+    }
+}
+
+fn search_value(
+    v: &DeValue,
+    path: &str,
+    c: &Culprit,
+    depth: usize,
+    hits: &mut Vec<(String, usize, usize)>,
+) {
+    match v {
+        DeValue::Table(t) => search_table(t, path, c, depth, hits),
+        DeValue::Array(a) => {
+            for (i, item) in a.iter().enumerate() {
+                let at = format!("{path}[{i}]");
+                if !matches!(c, Culprit::Key(_)) && c.matches(item.get_ref()) {
+                    hits.push((at.clone(), item.span().start, depth));
+                }
+                search_value(item.get_ref(), &at, c, depth, hits);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The value at `path`, if every part of it exists.
+fn value_at<'a, 'i>(doc: &'a DeTable<'i>, path: &str) -> Option<&'a DeValue<'i>> {
+    let mut value: Option<&DeValue> = None;
+    for seg in segments(path) {
+        value = Some(match (seg, value) {
+            (Seg::Key(k), None) => doc
+                .iter()
+                .find(|(key, _)| key.get_ref().as_ref() == k)?
+                .1
+                .get_ref(),
+            (Seg::Key(k), Some(DeValue::Table(t))) => t
+                .iter()
+                .find(|(key, _)| key.get_ref().as_ref() == k)?
+                .1
+                .get_ref(),
+            (Seg::Index(i), Some(DeValue::Array(a))) => a.get(i)?.get_ref(),
+            _ => return None,
+        });
+    }
+    value
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some((l, c)) = self.position {
@@ -208,6 +378,50 @@ mod tests {
         assert_eq!(e.to_string(), "k: 1e300 is too large. Use less.");
         let e = ScenarioError::new("k", format!("too large: {huge}."));
         assert_eq!(e.to_string(), "k: too large: 1e300.");
+    }
+
+    #[test]
+    fn errors_inside_a_tagged_table_narrow_to_the_culprit_key() {
+        let src = "[t]\nkind = \"k\"\na = 7\nb = 0x10\n\n[t.sub]\nc = 2.5\nd = true\ne = [\"x\", \"y\"]\n";
+        let at = |msg: &str| {
+            let e = ScenarioError {
+                path: "t".into(),
+                position: Some((1, 1)),
+                message: msg.into(),
+            }
+            .narrow(src);
+            (e.path, e.position)
+        };
+        assert_eq!(
+            at("invalid type: integer `7`, expected a string"),
+            ("t.a".into(), Some((3, 1)))
+        );
+        assert_eq!(
+            at("invalid value: integer `16`, expected u8"),
+            ("t.b".into(), Some((4, 1)))
+        );
+        assert_eq!(
+            at("invalid type: floating point `2.5`, expected u32"),
+            ("t.sub.c".into(), Some((7, 1)))
+        );
+        assert_eq!(
+            at("invalid type: boolean `true`, expected f64"),
+            ("t.sub.d".into(), Some((8, 1)))
+        );
+        assert_eq!(
+            at("invalid type: string \"y\", expected f64"),
+            ("t.sub.e[1]".into(), Some((9, 11)))
+        );
+        assert_eq!(
+            at("unknown field `d`, expected `z`"),
+            ("t.sub.d".into(), Some((8, 1)))
+        );
+        // Nothing matches, or the message names no culprit: the error stays.
+        assert_eq!(
+            at("invalid type: integer `8`, expected f64"),
+            ("t".into(), Some((1, 1)))
+        );
+        assert_eq!(at("missing field `z`"), ("t".into(), Some((1, 1))));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 
 use crate::error::ScenarioError;
 use crate::graph::{apply_override, Graph};
-use crate::scenario::{DumbbellConfig, LinkParams, ParkingLotConfig, Preset};
+use crate::scenario::{DumbbellConfig, LinkParams, ParkingLotConfig, Preset, MAX_COUNT};
+use sim_core::units::MAX_DURATION;
 use sim_core::SimDuration;
 
 /// Expand `p` into nodes and links of `g`.
@@ -14,8 +15,11 @@ pub fn expand_preset(p: &Preset, g: &mut Graph) -> Result<(), ScenarioError> {
 }
 
 fn dumbbell(d: &DumbbellConfig, g: &mut Graph) -> Result<(), ScenarioError> {
-    if d.pairs == 0 {
-        return Err(ScenarioError::new("topology.pairs", "must be >= 1"));
+    if d.pairs == 0 || d.pairs > MAX_COUNT {
+        return Err(ScenarioError::new(
+            "topology.pairs",
+            format!("{} is out of range; allowed: 1 ..= {MAX_COUNT}", d.pairs),
+        ));
     }
     for i in 0..d.pairs {
         g.add_node(&format!("s{i}"));
@@ -45,7 +49,20 @@ fn dumbbell(d: &DumbbellConfig, g: &mut Graph) -> Result<(), ScenarioError> {
             access.delay = d.access_delays[i % d.access_delays.len()];
         }
         if let Some(step) = d.access_delay_step {
-            access.delay = access.delay + SimDuration::from_ps(step.as_ps() * i as u64);
+            access.delay = step
+                .as_ps()
+                .checked_mul(i as u64)
+                .and_then(|ps| access.delay.as_ps().checked_add(ps))
+                .map(SimDuration::from_ps)
+                .filter(|d| *d <= MAX_DURATION)
+                .ok_or_else(|| {
+                    ScenarioError::new(
+                        "topology.access_delay_step",
+                        format!(
+                            "pair {i}'s access delay (access.delay + {i} x {step}) is longer than {MAX_DURATION}, the longest scenario duration"
+                        ),
+                    )
+                })?;
         }
         g.add_link(i, r1, &access, true, "topology.access");
         g.add_link(r2, d.pairs as usize + 2 + i, egress, true, egress_at);
@@ -54,8 +71,11 @@ fn dumbbell(d: &DumbbellConfig, g: &mut Graph) -> Result<(), ScenarioError> {
 }
 
 fn parking_lot(p: &ParkingLotConfig, g: &mut Graph) -> Result<(), ScenarioError> {
-    if p.hops == 0 {
-        return Err(ScenarioError::new("topology.hops", "must be >= 1"));
+    if p.hops == 0 || p.hops > MAX_COUNT {
+        return Err(ScenarioError::new(
+            "topology.hops",
+            format!("{} is out of range; allowed: 1 ..= {MAX_COUNT}", p.hops),
+        ));
     }
     if p.per_hop.len() > p.hops as usize {
         return Err(ScenarioError::new(
