@@ -27,6 +27,20 @@ pub fn run_all(
     progress: bool,
 ) -> Result<Runs, String> {
     let duration = resolved.scenario.run.duration;
+    // Every replication's series stays in memory until the tables are written.
+    let values = resolved.series_values() * f64::from(reps);
+    if values > topology::build::MAX_SERIES_VALUES {
+        return Err(format!(
+            "{reps} replications of up to {} time-series values each are {} values \
+             (about {} GB), all held until the tables are written; at most {}: run fewer \
+             replications, sample less often (run.sample_interval) or select fewer series \
+             (a `netsim sweep` writes each replication as it finishes)",
+            sim_core::fmt_num(resolved.series_values()),
+            sim_core::fmt_num(values),
+            sim_core::fmt_num((values * 40e-9).round()),
+            sim_core::fmt_num(topology::build::MAX_SERIES_VALUES),
+        ));
+    }
     // Build replication 0 first: a user error surfaces before any work. Each
     // worker then builds its own replication: only the simulators being run are
     // in memory at once, and a run's memory comes from the allocator arena of

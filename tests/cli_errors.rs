@@ -437,3 +437,60 @@ fn a_start_spacing_that_runs_off_the_clock_is_rejected() {
         ],
     );
 }
+
+/// BASE sampling its 4 directed links' queues (3 values each per sample).
+fn sampled(interval: &str) -> String {
+    with(
+        "replications = 2",
+        &format!("replications = 2\nsample_interval = \"{interval}\"\nseries = [\"link_queue\"]"),
+    )
+}
+
+#[test]
+fn a_sampling_interval_that_would_fill_memory_is_rejected() {
+    // "1ns" for "1ms": 10^10 samples of 12 values. It once grew a run by
+    // 0.8 GB a second until memory ran out.
+    assert_error(
+        &sampled("1ns"),
+        &[
+            "run.sample_interval",
+            "line 6",
+            "10000000001 samples of up to 12",
+            "at most 250000000",
+        ],
+    );
+    let (code, err) = check(&sampled("1ms"));
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn replications_whose_series_together_would_fill_memory_are_refused_before_running() {
+    // 0.5 us over 10 s: 2 x 10^7 samples of 12 values, 2.4 x 10^8 for one
+    // replication (under the limit), 4.8 x 10^8 for the two that `netsim run`
+    // holds at once. The 5-s timeout bounds the damage if the check is lost.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, sampled("0.5us")).unwrap();
+    let (code, err) = check(&sampled("0.5us"));
+    assert_eq!(code, 0, "{err}");
+    let out = Command::cargo_bin("netsim")
+        .unwrap()
+        .args(["run", "--quiet", "--out"])
+        .arg(dir.path().join("out"))
+        .arg(&path)
+        .timeout(std::time::Duration::from_secs(5))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "2 replications of up to 240000012 time-series values each are 480000024 values"
+        ),
+        "{err}"
+    );
+    assert!(
+        !dir.path().join("out").exists(),
+        "a refused run wrote output"
+    );
+}

@@ -169,6 +169,7 @@ impl Resolved {
                 }
             }
         }
+        check_series_volume(&sc, &graph, &groups)?;
         let name = sc.name.clone().unwrap_or_else(|| default_name.to_string());
         Ok(Resolved {
             scenario: sc,
@@ -431,6 +432,73 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
         (None, false) => Err(err("run.series", "series need a run.sample_interval")),
         _ => Ok(()),
     }
+}
+
+/// The most time-series values a run may hold in memory: 2.5 x 10^8, about
+/// 10 GB at 40 B a value. It stops a unit typo ("1ns" for "1ms" is a million
+/// times the samples; it once grew a run by 0.8 GB a second until memory ran
+/// out), not heavy but real sampling (1000 flows' rates every 10 ms for 300 s
+/// is 9 x 10^7 values).
+pub const MAX_SERIES_VALUES: f64 = 2.5e8;
+
+/// Up to how many time-series values one replication records: per sample, 3
+/// per flow for `flow_rate`, 1 for `flow_window` and `flow_rtt`, and up to 3
+/// per directed link for `link_queue` and `link_rate` (an arrival process
+/// counts as one flow).
+fn series_values(sc: &Scenario, graph: &Graph, groups: &[ResolvedGroup]) -> (f64, f64) {
+    let Some(iv) = sc.run.sample_interval else {
+        return (0.0, 0.0);
+    };
+    let flows: f64 = groups.iter().map(|g| g.routes.len() as f64).sum();
+    let links = graph.links.len() as f64;
+    let per_sample: f64 = sc
+        .run
+        .series
+        .iter()
+        .map(|s| match s {
+            SeriesName::FlowWindow | SeriesName::FlowRtt => flows,
+            SeriesName::FlowRate => 3.0 * flows,
+            SeriesName::LinkQueue | SeriesName::LinkRate => 3.0 * links,
+        })
+        .sum();
+    let samples = (sc.run.duration.as_ps() / iv.as_ps()) as f64 + 1.0;
+    (samples, per_sample)
+}
+
+impl Resolved {
+    /// Up to how many time-series values one replication records.
+    pub fn series_values(&self) -> f64 {
+        let (samples, per_sample) = series_values(&self.scenario, &self.graph, &self.groups);
+        samples * per_sample
+    }
+}
+
+/// Reject a sampling interval that would fill memory within one replication.
+fn check_series_volume(
+    sc: &Scenario,
+    graph: &Graph,
+    groups: &[ResolvedGroup],
+) -> Result<(), ScenarioError> {
+    let (samples, per_sample) = series_values(sc, graph, groups);
+    let values = samples * per_sample;
+    if values > MAX_SERIES_VALUES {
+        return Err(err(
+            "run.sample_interval",
+            format!(
+                "sampling every {} over {} is {} samples of up to {} series values, {} \
+                 values per replication (about {} GB); at most {}: sample less often or \
+                 select fewer series",
+                sc.run.sample_interval.unwrap_or(SimDuration::ZERO),
+                sc.run.duration,
+                sim_core::fmt_num(samples),
+                sim_core::fmt_num(per_sample),
+                sim_core::fmt_num(values),
+                sim_core::fmt_num((values * 40e-9).round()),
+                sim_core::fmt_num(MAX_SERIES_VALUES),
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn validate_link(l: &crate::graph::GraphLink) -> Result<(), ScenarioError> {
