@@ -494,3 +494,31 @@ fn replications_whose_series_together_would_fill_memory_are_refused_before_runni
         "a refused run wrote output"
     );
 }
+
+#[test]
+fn an_arrival_rate_past_a_million_flows_needs_a_count() {
+    let arrivals = |rest: &str| {
+        dumbbell_with(
+            "cc = { kind = \"new_reno\" }",
+            &format!(
+                "cc = {{ kind = \"new_reno\" }}\ntraffic = {{ kind = \"poisson_arrivals\", \
+                 duration = {{ dist = \"lognormal\", mean = \"1s\", sigma = 1.0 }}, {rest} }}"
+            ),
+        )
+    };
+    // 10^6 arrivals/s over the 10-s run: 10^7 flows, each with its own state.
+    assert_error(
+        &arrivals("rate = 1e6"),
+        &[
+            "flows[0].traffic.rate",
+            "line 23",
+            "10000000 flows on average",
+        ],
+    );
+    let (code, err) = check(&arrivals("rate = 1e6, count = 1000"));
+    assert_eq!(code, 0, "{err}");
+    assert_error(
+        &arrivals("rate = 1e6, count = 2000000"),
+        &["flows[0].traffic.count", "1 ..= 1000000"],
+    );
+}

@@ -646,6 +646,34 @@ fn resolve_group(
             ),
         ));
     }
+    if let TrafficConfig::PoissonArrivals { rate, count, .. } = &g.traffic {
+        // Each arrival is a flow with its own state: bound the population the
+        // way `count` is bounded for a fixed group.
+        let end = g.stop.map_or(run_end, |s| s.min(run_end));
+        let secs = end.as_secs_f64() - g.start.as_secs_f64();
+        let expected = rate * secs;
+        if count.is_some_and(|c| c > MAX_COUNT) {
+            return Err(err(
+                format!("{at}.traffic.count"),
+                format!(
+                    "{} is out of range; allowed: 1 ..= {MAX_COUNT}",
+                    count.unwrap_or_default()
+                ),
+            ));
+        }
+        if count.is_none() && expected > f64::from(MAX_COUNT) {
+            return Err(err(
+                format!("{at}.traffic.rate"),
+                format!(
+                    "{} arrivals/s over the group's {} s is {} flows on average; at most \
+                     {MAX_COUNT}: lower the rate, or cap the arrivals with `count`",
+                    sim_core::fmt_num(*rate),
+                    sim_core::fmt_num(secs),
+                    sim_core::fmt_num(expected.round()),
+                ),
+            ));
+        }
+    }
     if let (NodeSel::Many(v), _) | (_, NodeSel::Many(v)) = (&g.from, &g.to) {
         if v.is_empty() {
             return Err(err(format!("{at}.from"), "node lists must not be empty"));

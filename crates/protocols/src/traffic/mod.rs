@@ -206,7 +206,9 @@ pub enum TrafficConfig {
         /// Flow-lifetime distribution.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         duration: Option<DurationDist>,
-        /// At most this many arrivals (default: no limit).
+        /// At most this many arrivals, up to 1 000 000 (default: no limit; the
+        /// scenario check then bounds `rate` x the group's active time at
+        /// 1 000 000 flows on average).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         count: Option<u32>,
     },
