@@ -29,7 +29,7 @@ pub fn run_all(
     let duration = resolved.scenario.run.duration;
     // Every replication's series stays in memory until the tables are written.
     let values = resolved.series_values() * f64::from(reps);
-    if values > topology::build::MAX_SERIES_VALUES {
+    if values > topology::limits::MAX_SERIES_VALUES {
         return Err(format!(
             "{reps} replications of up to {} time-series values each are {} values \
              (about {} GB), all held until the tables are written; at most {}: run fewer \
@@ -38,7 +38,7 @@ pub fn run_all(
             sim_core::fmt_num(resolved.series_values()),
             sim_core::fmt_num(values),
             sim_core::fmt_num((values * 40e-9).round()),
-            sim_core::fmt_num(topology::build::MAX_SERIES_VALUES),
+            sim_core::fmt_num(topology::limits::MAX_SERIES_VALUES),
         ));
     }
     // Build replication 0 first: a user error surfaces before any work. Each

@@ -7,10 +7,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rand::Rng;
-use sim_core::units::MAX_DURATION;
 use sim_core::{
     stream, Endpoint, FlowFactory, FlowSpec, GroupId, LinkId, LinkSpec, NodeId, RouteId,
-    SeriesSelect, SimConfig, SimDuration, SimRng, SimTime, Simulator, StreamKind, PS_PER_SEC,
+    SeriesSelect, SimConfig, SimDuration, SimRng, SimTime, Simulator, StreamKind,
 };
 
 use protocols::link::LinkBuildCtx;
@@ -21,7 +20,7 @@ use protocols::traffic::{
 use crate::error::ScenarioError;
 use crate::graph::Graph;
 use crate::preset::expand_preset;
-use crate::scenario::{FlowGroupConfig, Scenario, SeriesName, MAX_COUNT};
+use crate::scenario::{FlowGroupConfig, Scenario, SeriesName};
 
 /// Largest packet size accepted, bytes (IPv4 total-length limit).
 pub const MAX_PACKET_SIZE: u64 = 65_535;
@@ -169,7 +168,7 @@ impl Resolved {
                 }
             }
         }
-        check_series_volume(&sc, &graph, &groups)?;
+        crate::limits::check_series_volume(&sc, &graph, &groups)?;
         let name = sc.name.clone().unwrap_or_else(|| default_name.to_string());
         Ok(Resolved {
             scenario: sc,
@@ -434,73 +433,6 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
     }
 }
 
-/// The most time-series values a run may hold in memory: 2.5 x 10^8, about
-/// 10 GB at 40 B a value. It stops a unit typo ("1ns" for "1ms" is a million
-/// times the samples; it once grew a run by 0.8 GB a second until memory ran
-/// out), not heavy but real sampling (1000 flows' rates every 10 ms for 300 s
-/// is 9 x 10^7 values).
-pub const MAX_SERIES_VALUES: f64 = 2.5e8;
-
-/// Up to how many time-series values one replication records: per sample, 3
-/// per flow for `flow_rate`, 1 for `flow_window` and `flow_rtt`, and up to 3
-/// per directed link for `link_queue` and `link_rate` (an arrival process
-/// counts as one flow).
-fn series_values(sc: &Scenario, graph: &Graph, groups: &[ResolvedGroup]) -> (f64, f64) {
-    let Some(iv) = sc.run.sample_interval else {
-        return (0.0, 0.0);
-    };
-    let flows: f64 = groups.iter().map(|g| g.routes.len() as f64).sum();
-    let links = graph.links.len() as f64;
-    let per_sample: f64 = sc
-        .run
-        .series
-        .iter()
-        .map(|s| match s {
-            SeriesName::FlowWindow | SeriesName::FlowRtt => flows,
-            SeriesName::FlowRate => 3.0 * flows,
-            SeriesName::LinkQueue | SeriesName::LinkRate => 3.0 * links,
-        })
-        .sum();
-    let samples = (sc.run.duration.as_ps() / iv.as_ps()) as f64 + 1.0;
-    (samples, per_sample)
-}
-
-impl Resolved {
-    /// Up to how many time-series values one replication records.
-    pub fn series_values(&self) -> f64 {
-        let (samples, per_sample) = series_values(&self.scenario, &self.graph, &self.groups);
-        samples * per_sample
-    }
-}
-
-/// Reject a sampling interval that would fill memory within one replication.
-fn check_series_volume(
-    sc: &Scenario,
-    graph: &Graph,
-    groups: &[ResolvedGroup],
-) -> Result<(), ScenarioError> {
-    let (samples, per_sample) = series_values(sc, graph, groups);
-    let values = samples * per_sample;
-    if values > MAX_SERIES_VALUES {
-        return Err(err(
-            "run.sample_interval",
-            format!(
-                "sampling every {} over {} is {} samples of up to {} series values, {} \
-                 values per replication (about {} GB); at most {}: sample less often or \
-                 select fewer series",
-                sc.run.sample_interval.unwrap_or(SimDuration::ZERO),
-                sc.run.duration,
-                sim_core::fmt_num(samples),
-                sim_core::fmt_num(per_sample),
-                sim_core::fmt_num(values),
-                sim_core::fmt_num((values * 40e-9).round()),
-                sim_core::fmt_num(MAX_SERIES_VALUES),
-            ),
-        ));
-    }
-    Ok(())
-}
-
 fn validate_link(l: &crate::graph::GraphLink) -> Result<(), ScenarioError> {
     if l.capacity.bps() == 0 {
         return Err(err(
@@ -565,28 +497,7 @@ fn resolve_group(
     if g.name.is_empty() {
         return Err(err(format!("{at}.name"), "must not be empty"));
     }
-    if g.count == 0 || g.count > MAX_COUNT {
-        return Err(err(
-            format!("{at}.count"),
-            format!("{} is out of range; allowed: 1 ..= {MAX_COUNT}", g.count),
-        ));
-    }
-    // The last flow's start, with its jitter, must stay on the clock.
-    let last_start = g.start.as_ps() as u128
-        + g.start_spacing.as_ps() as u128 * u128::from(g.count - 1)
-        + g.start_jitter.as_ps() as u128;
-    if last_start > MAX_DURATION.as_ps() as u128 {
-        return Err(err(
-            format!("{at}.start_spacing"),
-            format!(
-                "flow {} would start at {} s (start + {} x start_spacing + start_jitter), \
-                 past {MAX_DURATION}, the longest scenario time",
-                g.count - 1,
-                sim_core::fmt_num(last_start as f64 / PS_PER_SEC as f64),
-                g.count - 1
-            ),
-        ));
-    }
+    crate::limits::check_count(g, at)?;
     let (lo, hi) = g.packet_size.bounds();
     for ps in [lo.get(), hi.get()] {
         if ps == 0 || ps > MAX_PACKET_SIZE {
@@ -646,34 +557,7 @@ fn resolve_group(
             ),
         ));
     }
-    if let TrafficConfig::PoissonArrivals { rate, count, .. } = &g.traffic {
-        // Each arrival is a flow with its own state: bound the population the
-        // way `count` is bounded for a fixed group.
-        let end = g.stop.map_or(run_end, |s| s.min(run_end));
-        let secs = end.as_secs_f64() - g.start.as_secs_f64();
-        let expected = rate * secs;
-        if count.is_some_and(|c| c > MAX_COUNT) {
-            return Err(err(
-                format!("{at}.traffic.count"),
-                format!(
-                    "{} is out of range; allowed: 1 ..= {MAX_COUNT}",
-                    count.unwrap_or_default()
-                ),
-            ));
-        }
-        if count.is_none() && expected > f64::from(MAX_COUNT) {
-            return Err(err(
-                format!("{at}.traffic.rate"),
-                format!(
-                    "{} arrivals/s over the group's {} s is {} flows on average; at most \
-                     {MAX_COUNT}: lower the rate, or cap the arrivals with `count`",
-                    sim_core::fmt_num(*rate),
-                    sim_core::fmt_num(secs),
-                    sim_core::fmt_num(expected.round()),
-                ),
-            ));
-        }
-    }
+    crate::limits::check_arrivals(sc, g, at)?;
     if let (NodeSel::Many(v), _) | (_, NodeSel::Many(v)) = (&g.from, &g.to) {
         if v.is_empty() {
             return Err(err(format!("{at}.from"), "node lists must not be empty"));

@@ -182,28 +182,6 @@ fn search_value(
     }
 }
 
-/// The value at `path`, if every part of it exists.
-fn value_at<'a, 'i>(doc: &'a DeTable<'i>, path: &str) -> Option<&'a DeValue<'i>> {
-    let mut value: Option<&DeValue> = None;
-    for seg in segments(path) {
-        value = Some(match (seg, value) {
-            (Seg::Key(k), None) => doc
-                .iter()
-                .find(|(key, _)| key.get_ref().as_ref() == k)?
-                .1
-                .get_ref(),
-            (Seg::Key(k), Some(DeValue::Table(t))) => t
-                .iter()
-                .find(|(key, _)| key.get_ref().as_ref() == k)?
-                .1
-                .get_ref(),
-            (Seg::Index(i), Some(DeValue::Array(a))) => a.get(i)?.get_ref(),
-            _ => return None,
-        });
-    }
-    value
-}
-
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some((l, c)) = self.position {
@@ -295,8 +273,20 @@ enum Seg<'a> {
 /// Byte offset of the deepest part of `path` that exists in the document.
 fn find_path(src: &str, path: &str) -> Option<usize> {
     let doc = DeTable::parse(src).ok()?;
+    walk(doc.get_ref(), path).0
+}
+
+/// The value at `path`, if every part of it exists.
+fn value_at<'a, 'i>(doc: &'a DeTable<'i>, path: &str) -> Option<&'a DeValue<'i>> {
+    walk(doc, path).1
+}
+
+/// Follow `path` from the document's root: the byte offset of the deepest
+/// part that exists (a key's name, an array element), and the value at the
+/// whole path if every part exists.
+fn walk<'a, 'i>(doc: &'a DeTable<'i>, path: &str) -> (Option<usize>, Option<&'a DeValue<'i>>) {
     let mut best = None;
-    let mut table: Option<&DeTable> = Some(doc.get_ref());
+    let mut table: Option<&DeTable> = Some(doc);
     let mut value: Option<&DeValue> = None;
     for seg in segments(path) {
         match seg {
@@ -304,10 +294,10 @@ fn find_path(src: &str, path: &str) -> Option<usize> {
                 let t = match (table, value) {
                     (Some(t), _) => t,
                     (None, Some(DeValue::Table(t))) => t,
-                    _ => break,
+                    _ => return (best, None),
                 };
                 let Some((key, v)) = t.iter().find(|(key, _)| key.get_ref().as_ref() == k) else {
-                    break;
+                    return (best, None);
                 };
                 best = Some(key.span().start);
                 table = None;
@@ -315,10 +305,10 @@ fn find_path(src: &str, path: &str) -> Option<usize> {
             }
             Seg::Index(i) => {
                 let Some(DeValue::Array(a)) = value else {
-                    break;
+                    return (best, None);
                 };
                 let Some(v) = a.get(i) else {
-                    break;
+                    return (best, None);
                 };
                 best = Some(v.span().start);
                 table = None;
@@ -326,7 +316,7 @@ fn find_path(src: &str, path: &str) -> Option<usize> {
             }
         }
     }
-    best
+    (best, value)
 }
 
 #[cfg(test)]

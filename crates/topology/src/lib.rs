@@ -17,6 +17,7 @@
 pub mod build;
 pub mod error;
 pub mod graph;
+pub mod limits;
 pub mod per_flow;
 pub mod preset;
 pub mod scenario;

@@ -2,7 +2,8 @@
 
 use crate::error::ScenarioError;
 use crate::graph::{apply_override, Graph};
-use crate::scenario::{DumbbellConfig, LinkParams, ParkingLotConfig, Preset, MAX_COUNT};
+use crate::limits::MAX_COUNT;
+use crate::scenario::{DumbbellConfig, LinkParams, ParkingLotConfig, Preset};
 use sim_core::units::MAX_DURATION;
 use sim_core::SimDuration;
 

@@ -270,18 +270,11 @@ pub enum Preset {
     ParkingLot(Box<ParkingLotConfig>),
 }
 
-/// The largest `topology.pairs`, `topology.hops` and `[[flows]] count` a
-/// scenario may give: one million, a thousand times the largest population
-/// the seed papers simulate (E6.5's 1024 flows). A larger value is almost
-/// surely a typo or a runaway sweep value; it gets an error naming the key,
-/// not an out-of-memory abort while the network is built.
-pub const MAX_COUNT: u32 = 1_000_000;
-
 /// The dumbbell preset.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DumbbellConfig {
-    /// Number of sender/receiver host pairs (1 to [`MAX_COUNT`]).
+    /// Number of sender/receiver host pairs (1 to [`MAX_COUNT`](crate::limits::MAX_COUNT)).
     pub pairs: u32,
     /// The `r1 -> r2` link (and, with its `reverse` overrides, `r2 -> r1`).
     pub bottleneck: LinkParams,
@@ -304,7 +297,7 @@ pub struct DumbbellConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ParkingLotConfig {
-    /// Number of router-to-router links K (1 to [`MAX_COUNT`]).
+    /// Number of router-to-router links K (1 to [`MAX_COUNT`](crate::limits::MAX_COUNT)).
     pub hops: u32,
     /// Parameters of every router-to-router link.
     pub link: LinkParams,
@@ -385,7 +378,7 @@ pub fn expand(s: &str, i: u32) -> String {
 pub struct FlowGroupConfig {
     /// Unique group name (tables report per group).
     pub name: String,
-    /// Number of flows, at most [`MAX_COUNT`] (ignored by arrival processes,
+    /// Number of flows, at most [`MAX_COUNT`](crate::limits::MAX_COUNT) (ignored by arrival processes,
     /// which create their own). Default 1.
     #[serde(default = "one")]
     pub count: u32,

@@ -39,6 +39,7 @@
 
 pub mod curve;
 pub mod expr;
+mod swept;
 pub mod values;
 
 use serde::{Deserialize, Serialize};
@@ -240,7 +241,7 @@ impl Campaign {
                 .map(|(i, &j)| params[i].values[j].clone())
                 .collect();
             let point = make_point(&doc, &params, values, index, seeds, &base, default_name)
-                .map_err(|e| at_swept_value(e, &doc, &params, &combo).locate(src))?;
+                .map_err(|e| swept::at_swept_value(e, &doc, &params, &combo).locate(src))?;
             points.push(point);
         }
         let curves = curve::resolve(
@@ -690,65 +691,6 @@ fn content_hash(sc: &Scenario) -> String {
     s.run.replications = 1;
     let text = toml::to_string(&s).unwrap_or_else(|e| format!("unserialisable: {e}"));
     sha256_hex(text.as_bytes())[..32].to_string()
-}
-
-/// A point's error about a key that a parameter sets (or a key inside it)
-/// is the swept value's fault: point it at that value in `[[sweep.param]]`
-/// (`sweep.param[j].values[k]`), with the scenario's key path in the message,
-/// instead of at the file's base value, which is valid.
-fn at_swept_value(
-    e: ScenarioError,
-    doc: &Table,
-    params: &[Param],
-    combo: &[usize],
-) -> ScenarioError {
-    let under = |key: &str| {
-        e.path == key
-            || e.path
-                .strip_prefix(key)
-                .is_some_and(|rest| rest.starts_with(['.', '[']))
-    };
-    let set_by = |p: &Param| under(&p.key) || under(&indexed(doc, &p.key));
-    match params.iter().position(set_by) {
-        Some(j) => ScenarioError {
-            path: format!("sweep.param[{j}].values[{}]", combo[j]),
-            position: None,
-            message: format!("{}: {}", e.path, e.message),
-        },
-        None => e,
-    }
-}
-
-/// `key` with every element of a list that it selects by name
-/// (`flows.low.count`) selected by index instead (`flows[0].count`), the form
-/// scenario errors use.
-fn indexed(doc: &Table, key: &str) -> String {
-    let Ok(segs) = segments(key) else {
-        return key.to_string();
-    };
-    let mut out = String::new();
-    let mut cur: Option<&Value> = None;
-    for (k, seg) in segs.iter().enumerate() {
-        let (part, next) = match (seg, cur) {
-            (Seg::Key(name), None) if k == 0 => (name.to_string(), doc.get(*name)),
-            (Seg::Key(name), Some(Value::Table(t))) => (format!(".{name}"), t.get(*name)),
-            (Seg::Key(name), Some(Value::Array(a))) => {
-                match a
-                    .iter()
-                    .position(|e| e.get("name").and_then(Value::as_str) == Some(*name))
-                {
-                    Some(i) => (format!("[{i}]"), a.get(i)),
-                    None => (format!(".{name}"), None),
-                }
-            }
-            (Seg::Key(name), _) => (format!(".{name}"), None),
-            (Seg::Index(i), Some(Value::Array(a))) => (format!("[{i}]"), a.get(*i)),
-            (Seg::Index(i), _) => (format!("[{i}]"), None),
-        };
-        out.push_str(&part);
-        cur = next;
-    }
-    out
 }
 
 fn make_point(
