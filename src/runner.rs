@@ -87,6 +87,9 @@ pub fn run_all(
                         bar.set_message(format!("{:.1} s/s", simsec / el));
                     }
                 });
+                if let Some(o) = &out.overload {
+                    return Err(overload_error(resolved, r, o));
+                }
                 Ok((out, t.elapsed().as_secs_f64()))
             })
             .collect::<Result<Vec<_>, String>>()
@@ -99,6 +102,32 @@ pub fn run_all(
         wall_secs,
         total_wall_secs,
     })
+}
+
+/// The error of a replication that the engine stopped because the network
+/// held too many packets, naming the link that held most of them.
+pub fn overload_error(resolved: &Resolved, rep: u32, o: &sim_core::Overload) -> String {
+    let (name, unlimited) = resolved
+        .graph
+        .links
+        .get(o.link.index())
+        .map_or(("?".to_string(), false), |l| {
+            (l.name.clone(), l.buffer == sim_core::BufferLimit::Unlimited)
+        });
+    format!(
+        "replication {rep} stopped at t = {} s: the network held {} packets at once, more than \
+         any real buffer ({} at most); link `{name}` queued {} of them{}. Offered load past its \
+         capacity piles up without end: give it a finite `buffer`, or lower the load",
+        sim_core::fmt_num(o.at_secs),
+        o.packets,
+        sim_core::MAX_PACKETS_HELD,
+        o.queue_pkts,
+        if unlimited {
+            " in an `unlimited` buffer"
+        } else {
+            ""
+        },
+    )
 }
 
 /// The names and settings the analysis of `resolved`'s runs needs.
@@ -140,4 +169,56 @@ pub fn per_replication_metrics(set: &analysis::RunSet) -> Vec<Vec<analysis::Metr
     (0..set.runs.len())
         .map(|i| analysis::run_metrics(set, i))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_overload_names_the_link_its_buffer_and_the_limit() {
+        let src = r#"
+[run]
+duration = "10s"
+warmup = "1s"
+[topology]
+kind = "dumbbell"
+pairs = 1
+bottleneck = { capacity = "10Mbps", delay = "10ms", buffer = "unlimited" }
+access = { capacity = "10Gbps", delay = "0ms", buffer = "100pkt" }
+[[flows]]
+name = "cbr"
+from = "s0"
+to = "d0"
+traffic = { kind = "cbr", rate = "10Gbps" }
+"#;
+        let r = Resolved::parse(src, "t").unwrap();
+        let bottleneck = r.link_names().iter().position(|n| n == "r1->r2").unwrap();
+        let o = sim_core::Overload {
+            at_secs: 4.25,
+            packets: 123,
+            link: sim_core::LinkId(bottleneck as u32),
+            queue_pkts: 120,
+        };
+        let e = overload_error(&r, 3, &o);
+        assert!(
+            e.starts_with("replication 3 stopped at t = 4.25 s: the network held 123 packets"),
+            "{e}"
+        );
+        assert!(
+            e.contains(&format!("({} at most)", sim_core::MAX_PACKETS_HELD)),
+            "{e}"
+        );
+        assert!(
+            e.contains("link `r1->r2` queued 120 of them in an `unlimited` buffer"),
+            "{e}"
+        );
+        let access = r.link_names().iter().position(|n| n == "s0->r1").unwrap();
+        let o = sim_core::Overload {
+            link: sim_core::LinkId(access as u32),
+            ..o
+        };
+        let e = overload_error(&r, 0, &o);
+        assert!(e.contains("link `s0->r1` queued 120 of them. "), "{e}");
+    }
 }

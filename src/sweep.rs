@@ -448,6 +448,9 @@ fn run_one(
     let out = sim.run_observed(SimDuration::from_millis(100), &mut |now| {
         progress((now.as_secs_f64() / duration).min(1.0));
     });
+    if let Some(o) = &out.overload {
+        return Err(crate::runner::overload_error(r, rep, o));
+    }
     let wall = t.elapsed().as_secs_f64();
     let set = analysis::RunSet {
         meta: crate::runner::run_meta(r),

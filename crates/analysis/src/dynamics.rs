@@ -265,6 +265,7 @@ mod tests {
                     SeriesPoint::new(t, Subject::Flow(FlowId(f)), "throughput_bps", v)
                 })
                 .collect(),
+            overload: None,
         }
     }
 

@@ -238,6 +238,7 @@ mod tests {
             flows: Vec::new(),
             links: Vec::new(),
             series,
+            overload: None,
         };
         let r = flow_rates(&run);
         assert_eq!(r[&FlowId(0)], vec![(1.0, 2.0)]);

@@ -607,6 +607,7 @@ pub(crate) mod tests {
                 SeriesPoint::new(0.5, Subject::Flow(FlowId(0)), "cwnd_bytes", 3000.0),
                 SeriesPoint::new(0.5, Subject::Link(LinkId(0)), "queue_pkts", 2.0),
             ],
+            overload: None,
         };
         RunSet {
             meta: RunMeta {

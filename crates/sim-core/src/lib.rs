@@ -61,9 +61,9 @@ pub use packet::{
     CcHeader, Combine, Ecn, Flags, HeaderFamily, JetMaxHeader, MkcHeader, Packet, PacketKind,
     PriceHeader, RateHeader, WindowHeader,
 };
-pub use report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
+pub use report::{FlowReport, LinkReport, Overload, RunOutput, SeriesPoint, SeriesSelect, Subject};
 pub use rng::{stream, LazyRng, SimRng, StreamKind};
-pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator};
+pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator, MAX_PACKETS_HELD};
 pub use trace::{TraceKind, Tracer};
 pub use units::{
     parse_bytes, parse_duration, parse_rate, Bytes, Rate, SimDuration, SimTime, PS_PER_SEC,

@@ -242,6 +242,20 @@ impl LinkReport {
     }
 }
 
+/// Why a replication stopped before its end: the network held more packets
+/// than any real buffer would (an `unlimited` buffer behind an overloaded link).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Overload {
+    /// Simulated time of the stop, seconds.
+    pub at_secs: f64,
+    /// Packets the network had held at once.
+    pub packets: usize,
+    /// The link with the longest queue then.
+    pub link: LinkId,
+    /// Its queue, packets.
+    pub queue_pkts: usize,
+}
+
 /// Everything one replication produced.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
@@ -261,6 +275,9 @@ pub struct RunOutput {
     pub links: Vec<LinkReport>,
     /// Sampled time series.
     pub series: Vec<SeriesPoint>,
+    /// Set if the run stopped early because the network held too many
+    /// packets; the reports are then empty.
+    pub overload: Option<Overload>,
 }
 
 #[cfg(test)]

@@ -17,7 +17,9 @@ use crate::link::{
     Reason, Verdict,
 };
 use crate::packet::{Ecn, Packet, PacketKind};
-use crate::report::{FlowReport, LinkReport, RunOutput, SeriesPoint, SeriesSelect, Subject};
+use crate::report::{
+    FlowReport, LinkReport, Overload, RunOutput, SeriesPoint, SeriesSelect, Subject,
+};
 use crate::rng::{stream, LazyRng, SimRng, StreamKind};
 use crate::trace::{TraceKind, Tracer};
 use crate::units::{Rate, SimDuration, SimTime};
@@ -29,6 +31,7 @@ mod slots;
 
 use host_delay::DelayLine;
 use pipe::Pipe;
+pub use slots::MAX_PACKETS_HELD;
 use slots::{Fifo, Slots};
 
 /// Run-wide settings.
@@ -234,6 +237,8 @@ pub struct Simulator {
     /// Packets handed by the network to endpoints.
     absorbed: Count,
     tracer: Option<Box<dyn Tracer>>,
+    /// Stop the run once the network has held more packets than this.
+    packet_limit: usize,
 }
 
 impl Simulator {
@@ -256,7 +261,16 @@ impl Simulator {
             injected: Count::default(),
             absorbed: Count::default(),
             tracer: None,
+            packet_limit: MAX_PACKETS_HELD,
         }
+    }
+
+    /// Stop the run (with [`RunOutput::overload`] set) once the network has
+    /// held more than `n` packets at once; default [`MAX_PACKETS_HELD`]. It is
+    /// checked every report interval of [`Simulator::run_observed`] (100 ms of
+    /// simulated time in [`Simulator::run`]), off the per-event path.
+    pub fn set_packet_limit(&mut self, n: usize) {
+        self.packet_limit = n;
     }
 
     /// Send every packet event to `tracer` (slows the run; for debugging and tests).
@@ -417,7 +431,7 @@ impl Simulator {
 
     /// Run to the configured end and report.
     pub fn run(self) -> RunOutput {
-        self.run_observed(SimDuration::MAX, &mut |_| {})
+        self.run_observed(SimDuration::from_millis(100), &mut |_| {})
     }
 
     /// Run to the configured end, calling `observer` with the simulated time about
@@ -460,6 +474,11 @@ impl Simulator {
             self.touch_next();
             self.dispatch(now, ev);
             if now >= next_report {
+                // Off the per-event path: an overloaded `unlimited` buffer is
+                // stopped within one report interval of passing the limit.
+                if self.slots.capacity() > self.packet_limit {
+                    return self.overloaded(now);
+                }
                 observer(now);
                 next_report = now.saturating_add(every);
             }

@@ -218,3 +218,48 @@ fn a_link_control_law_runs_periodically_and_changes_the_buffer() {
         18
     );
 }
+
+/// 5000 packets at once into link a (1 ms each), under a packet limit.
+fn burst_under_limit(limit: usize) -> RunOutput {
+    let mut sim = Simulator::new(config(SimDuration::from_secs(10)));
+    let a = link(&mut sim, 0, 1, 10, 5, BufferLimit::Unlimited, 0.0);
+    let back = link(&mut sim, 1, 0, 10, 1, BufferLimit::Unlimited, 0.0);
+    let fwd = sim.add_route(vec![a]);
+    let rev = sim.add_route(vec![back]);
+    sim.add_flow(FlowSpec {
+        group: GroupId(0),
+        sender: Box::new(Burst {
+            n: 5000,
+            size: 1250,
+            acks: None,
+        }),
+        receiver: Box::new(Recorder(Arc::default())),
+        fwd,
+        rev,
+        start: SimTime::ZERO,
+        stop: None,
+        host_delay: SimDuration::ZERO,
+    });
+    sim.set_packet_limit(limit);
+    sim.run()
+}
+
+#[test]
+fn a_network_holding_more_packets_than_the_limit_is_stopped_with_the_fullest_link() {
+    let out = burst_under_limit(1000);
+    let o = out
+        .overload
+        .expect("5000 packets held against a limit of 1000");
+    // `run` checks every 100 ms of simulated time: the first check after the
+    // burst is at the first event at or after 0.1 s (departures every 1 ms).
+    assert!((0.1..0.102).contains(&o.at_secs), "{o:?}");
+    assert!((4990..=5000).contains(&o.packets), "{o:?}");
+    assert_eq!(o.link, LinkId(0));
+    // 100 of the 5000 have left link a by 0.1 s, one packet per ms.
+    assert!((4898..=4901).contains(&o.queue_pkts), "{o:?}");
+    assert!(out.flows.is_empty() && out.links.is_empty() && out.series.is_empty());
+    // Under a limit it never reaches, the same burst runs to the end.
+    let out = burst_under_limit(5000);
+    assert!(out.overload.is_none());
+    assert_eq!(out.flows[0].counters.goodput_bytes, 5000 * 1250);
+}

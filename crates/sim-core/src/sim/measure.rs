@@ -261,6 +261,36 @@ impl Simulator {
             flows,
             links,
             series: self.series,
+            overload: None,
+        }
+    }
+
+    /// The output of a run stopped at `now` because the network held more
+    /// than [`MAX_PACKETS_HELD`](crate::MAX_PACKETS_HELD) packets: no reports, only what
+    /// happened and where.
+    pub(super) fn overloaded(self, now: SimTime) -> RunOutput {
+        let (link, queue_pkts) = self
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (LinkId::from_index(i), l.queue.len()))
+            .max_by_key(|&(_, q)| q)
+            .unwrap_or((LinkId::from_index(0), 0));
+        RunOutput {
+            replication: self.cfg.replication,
+            seed: self.cfg.seed,
+            events: self.events,
+            end_secs: now.as_secs_f64(),
+            window_secs: 0.0,
+            flows: Vec::new(),
+            links: Vec::new(),
+            series: Vec::new(),
+            overload: Some(Overload {
+                at_secs: now.as_secs_f64(),
+                packets: self.slots.capacity(),
+                link,
+                queue_pkts,
+            }),
         }
     }
 }

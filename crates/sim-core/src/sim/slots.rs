@@ -15,6 +15,13 @@ use crate::units::SimTime;
 /// No slot: the end of a list.
 const NIL: u32 = u32::MAX;
 
+/// The most packets the network may hold at once by default: 4 GiB of slots
+/// (about 3.8 x 10^7 packets; a 100 Gb/s pipe three seconds long holds 2.5 x
+/// 10^7 of 1500 B). An `unlimited` buffer behind an overloaded link passes it
+/// and would otherwise grow until memory runs out (a 10-Gb/s CBR into a
+/// 10-Mb/s link: 8 GiB in 90 s of simulated time).
+pub const MAX_PACKETS_HELD: usize = (4 << 30) / std::mem::size_of::<Slot>();
+
 /// A packet with its time (enqueue time in a queue, arrival time in a pipe)
 /// and the next slot of its list (or of the free list).
 struct Slot {
@@ -150,7 +157,6 @@ impl Slots {
     }
 
     /// Slots allocated: the most packets queued and propagating at once so far.
-    #[cfg(test)]
     pub(super) fn capacity(&self) -> usize {
         self.slots.len()
     }
