@@ -554,6 +554,9 @@ fn expand_params(cfg: &SweepConfig, doc: &Table) -> Result<Vec<Param>, ScenarioE
 }
 
 /// The points as index tuples into each parameter's values.
+/// The most points a sweep may have.
+pub const MAX_POINTS: usize = 1_000_000;
+
 fn combine(cfg: Option<&SweepConfig>, params: &[Param]) -> Result<Vec<Vec<usize>>, ScenarioError> {
     let Some(cfg) = cfg else {
         return Ok(vec![Vec::new()]);
@@ -561,7 +564,20 @@ fn combine(cfg: Option<&SweepConfig>, params: &[Param]) -> Result<Vec<Vec<usize>
     match cfg.combine {
         CombineMode::Product => {
             let mut out: Vec<Vec<usize>> = vec![Vec::new()];
+            let mut points = 1usize;
             for p in params {
+                // Count before building: two 10 000-value ranges would build 10^8
+                // combinations (gigabytes) before a check on the result.
+                points = points.saturating_mul(p.values.len());
+                if points > MAX_POINTS {
+                    return Err(err(
+                        "sweep.param",
+                        format!(
+                            "the product of the parameters' values has at least {points} \
+                             points; at most {MAX_POINTS}"
+                        ),
+                    ));
+                }
                 out = out
                     .into_iter()
                     .flat_map(|c| {
@@ -572,12 +588,6 @@ fn combine(cfg: Option<&SweepConfig>, params: &[Param]) -> Result<Vec<Vec<usize>
                         })
                     })
                     .collect();
-                if out.len() > 1_000_000 {
-                    return Err(err(
-                        "sweep.param",
-                        "the product has more than a million points",
-                    ));
-                }
             }
             Ok(out)
         }

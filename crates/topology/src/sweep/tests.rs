@@ -213,6 +213,29 @@ fn a_non_numeric_range_is_an_error() {
 fn a_value_the_scenario_rejects_names_the_point() {
     let e = error("[sweep]\n[[sweep.param]]\nkey = \"topology.pairs\"\nvalues = [1, 0]\n");
     assert!(e.contains("at sweep point 1 (pairs=0)"), "{e}");
+    // The error sits at the swept value (line 23, column 14 of BASE + sweep).
+    assert!(
+        e.starts_with("line 23, column 14: sweep.param[0].values[1]: topology.pairs: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_product_past_a_million_points_is_refused_before_it_is_built() {
+    // 10^4 x 10^4 = 10^8 combinations: counted, not built (building them
+    // first took gigabytes).
+    let range =
+        |key: &str| format!("[[sweep.param]]\nkey = \"{key}\"\nfrom = 1\nto = 10000\nstep = 1\n");
+    let e = error(&format!(
+        "[sweep]\n{}{}",
+        range("topology.pairs"),
+        range("flows.tcp.count")
+    ));
+    assert!(e.contains("sweep.param"), "{e}");
+    assert!(
+        e.contains("has at least 100000000 points; at most 1000000"),
+        "{e}"
+    );
 }
 
 #[test]
