@@ -17,6 +17,25 @@ impl Endpoint for Recorder {
     }
 }
 
+/// A flow of `n` 1250-B packets sent at `start` on `fwd` (ACKs on `rev`) into
+/// `receiver`.
+fn burst(n: u32, receiver: Recorder, fwd: RouteId, rev: RouteId, start: SimTime) -> FlowSpec {
+    FlowSpec {
+        group: GroupId(0),
+        sender: Box::new(Burst {
+            n,
+            size: 1250,
+            acks: None,
+        }),
+        receiver: Box::new(receiver),
+        fwd,
+        rev,
+        start,
+        stop: None,
+        host_delay: SimDuration::ZERO,
+    }
+}
+
 fn burst_over_two_links(n: u32, limit: BufferLimit, loss: f64) -> (RunOutput, Vec<(u64, SimTime)>) {
     let mut sim = Simulator::new(config(SimDuration::from_secs(10)));
     let a = link(&mut sim, 0, 1, 10, 5, limit, loss);
@@ -25,20 +44,7 @@ fn burst_over_two_links(n: u32, limit: BufferLimit, loss: f64) -> (RunOutput, Ve
     let fwd = sim.add_route(vec![a, b]);
     let rev = sim.add_route(vec![back]);
     let log = Arc::new(Mutex::new(Vec::new()));
-    sim.add_flow(FlowSpec {
-        group: GroupId(0),
-        sender: Box::new(Burst {
-            n,
-            size: 1250,
-            acks: None,
-        }),
-        receiver: Box::new(Recorder(log.clone())),
-        fwd,
-        rev,
-        start: SimTime::ZERO,
-        stop: None,
-        host_delay: SimDuration::ZERO,
-    });
+    sim.add_flow(burst(n, Recorder(log.clone()), fwd, rev, SimTime::ZERO));
     let out = sim.run();
     let v = log.lock().unwrap().clone();
     (out, v)
@@ -112,20 +118,7 @@ fn the_tracer_sees_every_packet_event_in_time_order() {
     let back = link(&mut sim, 1, 0, 10, 5, BufferLimit::Packets(1), 0.0);
     let fwd = sim.add_route(vec![a]);
     let rev = sim.add_route(vec![back]);
-    sim.add_flow(FlowSpec {
-        group: GroupId(0),
-        sender: Box::new(Burst {
-            n: 3,
-            size: 1250,
-            acks: None,
-        }),
-        receiver: Box::new(Recorder(Arc::default())),
-        fwd,
-        rev,
-        start: SimTime::ZERO,
-        stop: None,
-        host_delay: SimDuration::ZERO,
-    });
+    sim.add_flow(burst(3, Recorder(Arc::default()), fwd, rev, SimTime::ZERO));
     let log = Arc::new(Mutex::new(Vec::new()));
     sim.set_tracer(Box::new(Log(log.clone())));
     sim.run();
@@ -189,20 +182,13 @@ fn a_link_control_law_runs_periodically_and_changes_the_buffer() {
     let fwd = sim.add_route(vec![a]);
     let rev = sim.add_route(vec![back]);
     // A burst of 20 packets at t = 35 ms, when the limit is 8 / 2 / 2 / 2 = 1 packet.
-    sim.add_flow(FlowSpec {
-        group: GroupId(0),
-        sender: Box::new(Burst {
-            n: 20,
-            size: 1250,
-            acks: None,
-        }),
-        receiver: Box::new(Recorder(Arc::default())),
+    sim.add_flow(burst(
+        20,
+        Recorder(Arc::default()),
         fwd,
         rev,
-        start: SimTime::ZERO + SimDuration::from_millis(35),
-        stop: None,
-        host_delay: SimDuration::ZERO,
-    });
+        SimTime::ZERO + SimDuration::from_millis(35),
+    ));
     let out = sim.run();
     let fired = fired.lock().unwrap();
     assert_eq!(fired.len(), 100, "every 10 ms over 1 s");
@@ -226,20 +212,13 @@ fn burst_under_limit(limit: usize) -> RunOutput {
     let back = link(&mut sim, 1, 0, 10, 1, BufferLimit::Unlimited, 0.0);
     let fwd = sim.add_route(vec![a]);
     let rev = sim.add_route(vec![back]);
-    sim.add_flow(FlowSpec {
-        group: GroupId(0),
-        sender: Box::new(Burst {
-            n: 5000,
-            size: 1250,
-            acks: None,
-        }),
-        receiver: Box::new(Recorder(Arc::default())),
+    sim.add_flow(burst(
+        5000,
+        Recorder(Arc::default()),
         fwd,
         rev,
-        start: SimTime::ZERO,
-        stop: None,
-        host_delay: SimDuration::ZERO,
-    });
+        SimTime::ZERO,
+    ));
     sim.set_packet_limit(limit);
     sim.run()
 }
