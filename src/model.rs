@@ -170,6 +170,15 @@ fn kelly_table(a: &KellyArgs) -> Result<String, String> {
         None => a.steps.div_ceil(60).max(1),
     };
     let x = k.trajectory(a.x0, a.steps);
+    if let Some(n) = x.iter().position(|v| !v.is_finite()) {
+        return Err(format!(
+            "x({n}) leaves the range of f64 (kappa {}, omega {}, C {}, x(0) {}): use smaller values",
+            sim_core::fmt_num(a.kappa),
+            sim_core::fmt_num(a.omega),
+            sim_core::fmt_num(a.capacity),
+            sim_core::fmt_num(a.x0)
+        ));
+    }
     let star = k.equilibrium();
     let bound = k.gain_bound();
     let mut out = format!(
@@ -221,6 +230,18 @@ fn emkc_models(c: f64, alpha: f64, beta: f64, n: usize) -> Result<(Emkc, Aimd), 
     if n < 2 {
         return Err(format!(
             "flows must be >= 2 (got {n}): eps-fairness compares flows"
+        ));
+    }
+    // As jetmax-steps: each flow has its own state (4 x 10^9 once aborted on
+    // a failed allocation).
+    if n > 1_000_000 {
+        return Err(format!("flows must be <= 1000000 (got {n})"));
+    }
+    if !(c * (1.0 + alpha)).is_finite() || !(n as f64 * alpha).is_finite() {
+        return Err(format!(
+            "C {} and alpha {} overflow the model's arithmetic (f64); use smaller values",
+            sim_core::fmt_num(c),
+            sim_core::fmt_num(alpha)
         ));
     }
     let m = Emkc::uniform(c, alpha, beta, n, 1).map_err(|e| e.to_string())?;
@@ -290,6 +311,7 @@ fn fairness_table(a: &FairnessArgs) -> Result<String, String> {
     ));
     for (k, &e) in a.eps.iter().enumerate() {
         let refined = emkc::theta_m_refined(c, al, be, n, e)
+            .filter(|v| v.is_finite())
             .map_or_else(|| "-".to_string(), |v| format!("{v:.1}"));
         out.push_str(&format!(
             "{e:>8} {:>7} {:>9.1} {refined:>9} {:>7} {:>9.1} {:>10.3}\n",

@@ -150,10 +150,38 @@ fn bad_arguments_are_clear_errors() {
             &["jetmax-steps", "--flows", "0"][..],
             "flows must be in [1, 1000000]",
         ),
+        // 4 x 10^9 flows once aborted on a failed allocation.
+        (
+            &["emkc-fairness", "--flows", "4000000000"][..],
+            "flows must be <= 1000000 (got 4000000000)",
+        ),
+        // These once printed NaN tables with exit code 0.
+        (
+            &["kelly", "--capacity", "1e308", "--omega", "1e308"][..],
+            "x(3) leaves the range of f64 (kappa 0.5, omega 1e308, C 1e308, x(0) 0)",
+        ),
+        (
+            &["emkc-fairness", "--capacity", "1e300", "--alpha", "1e300"][..],
+            "C 1e300 and alpha 1e300 overflow the model's arithmetic",
+        ),
     ] {
         let (code, out, err) = model(args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
         assert!(err.contains(msg), "{args:?}: {err}");
         assert!(out.is_empty(), "{args:?}: {out}");
     }
+}
+
+#[test]
+fn a_closed_form_outside_its_domain_prints_a_dash_not_nan() {
+    // C far below alpha: eq. 109's refined index has no value here.
+    let (code, out, err) = model(&["emkc-fairness", "--capacity", "1e-300", "--alpha", "1e300"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("NaN"), "{out}");
+    // One row per default eps, its `refined` cell a dash.
+    let dashed = out
+        .lines()
+        .filter(|l| l.split_whitespace().nth(3) == Some("-"))
+        .count();
+    assert_eq!(dashed, 5, "{out}");
 }
