@@ -64,6 +64,13 @@ pub fn run_all(
     } else {
         ProgressBar::hidden()
     };
+    // No more workers than replications (0 = one per core): `--threads 100000`
+    // once spent minutes starting idle threads.
+    let threads = if threads == 0 {
+        0
+    } else {
+        threads.min(reps as usize)
+    };
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()

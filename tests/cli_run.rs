@@ -100,16 +100,25 @@ fn run_writes_every_table_and_the_resolved_scenario() {
 }
 
 #[test]
-fn outputs_are_identical_on_one_and_two_threads() {
+fn outputs_are_identical_on_one_two_and_a_hundred_thousand_threads() {
     let dir = tempfile::tempdir().unwrap();
     let s = write_scenario(dir.path(), SCENARIO);
-    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    let (a, b, c) = (
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("c"),
+    );
     assert!(run(&s, &a, &["--threads", "1"]).status.success());
     assert!(run(&s, &b, &["--threads", "2"]).status.success());
+    // More threads than the 3 replications start only 3 (100 000 once spent
+    // minutes starting idle threads).
+    assert!(run(&s, &c, &["--threads", "100000"]).status.success());
     for f in ["flows.csv", "links.csv", "series.csv"] {
         let x = std::fs::read(a.join(f)).unwrap();
-        let y = std::fs::read(b.join(f)).unwrap();
-        assert!(x == y, "{f} differs between 1 and 2 threads");
+        for (other, n) in [(&b, 2), (&c, 100_000)] {
+            let y = std::fs::read(other.join(f)).unwrap();
+            assert!(x == y, "{f} differs between 1 and {n} threads");
+        }
     }
 }
 
