@@ -25,6 +25,9 @@ use crate::say;
 /// Largest run a command will do, in flow-steps (a few seconds).
 const MAX_FLOW_STEPS: f64 = 2e8;
 
+/// The most flows a model run may have (each has its own state).
+const MAX_FLOWS: usize = 1_000_000;
+
 #[derive(Subcommand)]
 pub enum ModelCmd {
     /// Classic Kelly control of one flow, eq. 54 (Fig. 14): trajectory and
@@ -232,10 +235,9 @@ fn emkc_models(c: f64, alpha: f64, beta: f64, n: usize) -> Result<(Emkc, Aimd), 
             "flows must be >= 2 (got {n}): eps-fairness compares flows"
         ));
     }
-    // As jetmax-steps: each flow has its own state (4 x 10^9 once aborted on
-    // a failed allocation).
-    if n > 1_000_000 {
-        return Err(format!("flows must be <= 1000000 (got {n})"));
+    // 4 x 10^9 once aborted on a failed allocation.
+    if n > MAX_FLOWS {
+        return Err(format!("flows must be <= {MAX_FLOWS} (got {n})"));
     }
     if !(c * (1.0 + alpha)).is_finite() || !(n as f64 * alpha).is_finite() {
         return Err(format!(
@@ -390,8 +392,8 @@ fn jetmax_table(a: &JetmaxArgs) -> Result<String, String> {
     if a.capacities.is_empty() || a.flows.is_empty() {
         return Err("capacities and flows: give at least one value each".into());
     }
-    if let Some(&n) = a.flows.iter().find(|&&n| n == 0 || n > 1_000_000) {
-        return Err(format!("flows must be in [1, 1000000] (got {n})"));
+    if let Some(&n) = a.flows.iter().find(|&&n| n == 0 || n > MAX_FLOWS) {
+        return Err(format!("flows must be in [1, {MAX_FLOWS}] (got {n})"));
     }
     if a.delay > 100_000 {
         return Err(format!("delay must be <= 100000 (got {})", a.delay));
