@@ -353,7 +353,8 @@ impl FlowFactory for ArrivalFactory {
         self.started = true;
         let u: f64 = rng.random();
         let gap = -(1.0 - u).ln() / self.rate;
-        let t = base + SimDuration::from_secs_f64(gap);
+        // A gap past the clock (a rate near zero) is an arrival that never comes.
+        let t = base.saturating_add(SimDuration::from_secs_f64(gap));
         match self.stop {
             Some(s) if t >= s => None,
             _ => {
@@ -367,7 +368,10 @@ impl FlowFactory for ArrivalFactory {
     /// then the packet size and the extra delay (each only for a range).
     fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec {
         let size = self.size.as_ref().map(|d| d.sample(rng));
-        let stop = self.duration.as_ref().map(|d| now + d.sample(rng));
+        let stop = self
+            .duration
+            .as_ref()
+            .map(|d| now.saturating_add(d.sample(rng)));
         let mss = self.cfg.packet_size.draw(rng).get() as u32;
         let host_delay = self.cfg.extra_delay.draw(rng);
         let (sender, receiver) = make_endpoints(&self.cfg, mss, size);
