@@ -126,6 +126,27 @@ fn mutate(text: &str, k: usize, v: usize) -> Option<(String, String)> {
     Some((format!("{}{new}{}", &text[..a], &text[b..]), what))
 }
 
+/// Parse `src`, build replication 0's network (the link and source
+/// constructors) and expand its sweep. A panic or an abort fails the caller;
+/// an error that names no place (key path or line) is returned.
+fn handled(src: &str) -> Result<(), String> {
+    let placed = |e: topology::ScenarioError| {
+        if e.path.is_empty() && e.position.is_none() {
+            Err(format!("an error without a place: {e}"))
+        } else {
+            Ok(())
+        }
+    };
+    match Resolved::parse(src, "t") {
+        Ok(r) => drop(r.build(1, 0)),
+        Err(e) => placed(e)?,
+    }
+    match Campaign::parse(src, "t") {
+        Ok(_) => Ok(()),
+        Err(e) => placed(e),
+    }
+}
+
 #[test]
 fn the_token_scanner_finds_numbers_and_unit_strings_but_not_comments() {
     let t = "a = 5 # 7\nb = \"20ms\"\nc = [1, -2.5]\nd = \"s{i}\"\ne = \"100pkt\"\n";
@@ -153,17 +174,8 @@ proptest! {
         let Some((src, what)) = mutate(&text, token, value) else {
             return Ok(());
         };
-        let at = format!("{} with {what}", path.display());
-        // A panic or an abort here fails the property.
-        match Resolved::parse(&src, "t") {
-            // Building the network runs the link and source constructors.
-            Ok(r) => drop(r.build(1, 0)),
-            // An error names its place: a key path or a line.
-            Err(e) => prop_assert!(!e.path.is_empty() || e.position.is_some(), "{at}: {e}"),
-        }
-        if let Err(e) = Campaign::parse(&src, "t") {
-            prop_assert!(!e.path.is_empty() || e.position.is_some(), "{at}: {e}");
-        }
+        let handled = handled(&src);
+        prop_assert!(handled.is_ok(), "{} with {what}: {:?}", path.display(), handled);
     }
 }
 
@@ -185,13 +197,8 @@ fn every_extreme_in_every_place_of_five_files_is_handled() {
         for k in 0..n {
             for v in 0..NUMBERS.len().max(UNIT_VALUES.len()) {
                 let (src, what) = mutate(&text, k, v).unwrap();
-                let at = format!("{name} with {what}");
-                match Resolved::parse(&src, "t") {
-                    Ok(r) => drop(r.build(1, 0)),
-                    Err(e) => assert!(!e.path.is_empty() || e.position.is_some(), "{at}: {e}"),
-                }
-                if let Err(e) = Campaign::parse(&src, "t") {
-                    assert!(!e.path.is_empty() || e.position.is_some(), "{at}: {e}");
+                if let Err(e) = handled(&src) {
+                    panic!("{name} with {what}: {e}");
                 }
             }
         }
