@@ -24,6 +24,18 @@ fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
     ScenarioError::new(path, msg)
 }
 
+/// `n` as a population (`pairs`, `hops`, a `count`): 1 ..= [`MAX_COUNT`], else
+/// an error at `key`.
+pub(crate) fn check_population(n: u32, key: impl Into<String>) -> Result<(), ScenarioError> {
+    if n == 0 || n > MAX_COUNT {
+        return Err(err(
+            key,
+            format!("{n} is out of range; allowed: 1 ..= {MAX_COUNT}"),
+        ));
+    }
+    Ok(())
+}
+
 /// The most time-series values a run may hold in memory: 2.5 x 10^8, about
 /// 10 GB at 40 B a value. It stops a unit typo ("1ns" for "1ms" is a million
 /// times the samples; it once grew a run by 0.8 GB a second until memory ran
@@ -94,12 +106,7 @@ pub(crate) fn check_series_volume(
 /// A fixed group's `count` (1 ..= [`MAX_COUNT`]), and its last flow's start,
 /// with its jitter, on the clock.
 pub(crate) fn check_count(g: &FlowGroupConfig, at: &str) -> Result<(), ScenarioError> {
-    if g.count == 0 || g.count > MAX_COUNT {
-        return Err(err(
-            format!("{at}.count"),
-            format!("{} is out of range; allowed: 1 ..= {MAX_COUNT}", g.count),
-        ));
-    }
+    check_population(g.count, format!("{at}.count"))?;
     // The last flow's start, with its jitter, must stay on the clock.
     let last_start = g.start.as_ps() as u128
         + g.start_spacing.as_ps() as u128 * u128::from(g.count - 1)
@@ -132,14 +139,8 @@ pub(crate) fn check_arrivals(
         let end = g.stop.map_or(run_end, |s| s.min(run_end));
         let secs = end.as_secs_f64() - g.start.as_secs_f64();
         let expected = rate * secs;
-        if count.is_some_and(|c| c > MAX_COUNT) {
-            return Err(err(
-                format!("{at}.traffic.count"),
-                format!(
-                    "{} is out of range; allowed: 1 ..= {MAX_COUNT}",
-                    count.unwrap_or_default()
-                ),
-            ));
+        if let Some(c) = *count {
+            check_population(c, format!("{at}.traffic.count"))?;
         }
         if count.is_none() && expected > f64::from(MAX_COUNT) {
             return Err(err(

@@ -2,7 +2,7 @@
 
 use crate::error::ScenarioError;
 use crate::graph::{apply_override, Graph};
-use crate::limits::MAX_COUNT;
+use crate::limits::check_population;
 use crate::scenario::{DumbbellConfig, LinkParams, ParkingLotConfig, Preset};
 use sim_core::units::MAX_DURATION;
 use sim_core::SimDuration;
@@ -16,12 +16,7 @@ pub fn expand_preset(p: &Preset, g: &mut Graph) -> Result<(), ScenarioError> {
 }
 
 fn dumbbell(d: &DumbbellConfig, g: &mut Graph) -> Result<(), ScenarioError> {
-    if d.pairs == 0 || d.pairs > MAX_COUNT {
-        return Err(ScenarioError::new(
-            "topology.pairs",
-            format!("{} is out of range; allowed: 1 ..= {MAX_COUNT}", d.pairs),
-        ));
-    }
+    check_population(d.pairs, "topology.pairs")?;
     for i in 0..d.pairs {
         g.add_node(&format!("s{i}"));
     }
@@ -72,12 +67,7 @@ fn dumbbell(d: &DumbbellConfig, g: &mut Graph) -> Result<(), ScenarioError> {
 }
 
 fn parking_lot(p: &ParkingLotConfig, g: &mut Graph) -> Result<(), ScenarioError> {
-    if p.hops == 0 || p.hops > MAX_COUNT {
-        return Err(ScenarioError::new(
-            "topology.hops",
-            format!("{} is out of range; allowed: 1 ..= {MAX_COUNT}", p.hops),
-        ));
-    }
+    check_population(p.hops, "topology.hops")?;
     if p.per_hop.len() > p.hops as usize {
         return Err(ScenarioError::new(
             "topology.per_hop",
