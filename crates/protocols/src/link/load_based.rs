@@ -18,6 +18,19 @@
 //!   window saw 0 bytes and `rho = 0`. The arriving packet counts in its own
 //!   window, with every packet offered to the link (also those the engine then
 //!   drops). No random number is drawn when `p` is 0 or 1.
+//! - INFERRED (spec §2.9: "alternatives: a sliding window, or an EWMA with time
+//!   constant t_avg ... record the choice and test sensitivity"): `estimator`
+//!   selects how `rho` is measured. `"blocks"` (default) is the estimator
+//!   above. `"sliding"`: the bytes that arrived in `[now - t_avg, now)`, before
+//!   the arriving packet, over `C t_avg`, recomputed at every arrival (the
+//!   marker keeps one `(time, size)` record per arrival of the last `t_avg`).
+//!   `"ewma"`: a rate estimate with time constant `t_avg`, decayed by
+//!   `exp(-gap / t_avg)` at each arrival before the arriving packet adds
+//!   `size / (C t_avg)`; a constant rate `r` reads `r / C`. In both, `p` is
+//!   recomputed at every arrival from the `rho` the packet finds. The paper
+//!   says only "the average utilization measured over some time interval".
+
+use std::collections::VecDeque;
 
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -48,6 +61,20 @@ impl LoadBasedPreset {
     }
 }
 
+/// How the load-based marker measures the utilisation `rho` (spec §2.9).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LoadEstimator {
+    /// Consecutive windows of `t_avg` from time 0; a window's `rho` sets `p`
+    /// for the whole next window.
+    #[default]
+    Blocks,
+    /// The bytes of the last `t_avg` before each arrival.
+    Sliding,
+    /// An exponentially weighted rate with time constant `t_avg`.
+    Ewma,
+}
+
 /// Parameters of load-based marking as written in a scenario (`kind = "load_based"`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -64,6 +91,9 @@ pub struct LoadBasedConfig {
     /// Slope of the marking probability per unit of utilisation (finite, > 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
+    /// How `rho` is measured: `"blocks"` (default), `"sliding"` or `"ewma"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimator: Option<LoadEstimator>,
 }
 
 /// The LBM marking probability `p(rho) = 0` if `rho <= rho0`, else
@@ -89,10 +119,18 @@ pub struct LoadBased {
     window: u64,
     /// Bytes arrived so far in that window.
     window_bytes: u64,
-    /// Utilisation of the last completed window.
+    /// The utilisation the last arrival found (`"blocks"`: that of the last
+    /// completed window).
     rho: f64,
     /// `p(rho)`, applied to the current window's arrivals.
     p: f64,
+    estimator: LoadEstimator,
+    /// `"sliding"`: arrival time (ps) and size of each arrival of the last
+    /// `t_avg`, oldest first; `window_bytes` is their sum.
+    recent: VecDeque<(u64, u32)>,
+    /// `"ewma"`: time (ps) of the last arrival, and the estimate just after it.
+    last_ps: u64,
+    decayed: f64,
 }
 
 fn require<T>(v: Option<T>, preset: Option<T>, key: &str) -> Result<T, ParamError> {
@@ -143,10 +181,15 @@ impl LoadBased {
             window_bytes: 0,
             rho: 0.0,
             p: 0.0,
+            estimator: cfg.estimator.unwrap_or_default(),
+            recent: VecDeque::new(),
+            last_ps: 0,
+            decayed: 0.0,
         })
     }
 
-    /// The measured utilisation of the last completed window.
+    /// The measured utilisation the last arrival found (with `"blocks"`, that
+    /// of the last completed window).
     pub fn rho(&self) -> f64 {
         self.rho
     }
@@ -160,12 +203,11 @@ impl LoadBased {
     pub fn prob_at(&self, rho: f64) -> f64 {
         lbm_prob(rho, self.rho0, self.alpha)
     }
-}
 
-impl LinkAlgorithm for LoadBased {
+    /// `"blocks"`: a new window takes the completed one's `rho`.
     #[inline]
-    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
-        let w = view.now.as_ps() / self.t_avg_ps;
+    fn blocks(&mut self, now: u64, size: u32) {
+        let w = now / self.t_avg_ps;
         if w != self.window {
             self.rho = if w == self.window + 1 {
                 self.window_bytes as f64 / self.window_capacity
@@ -176,7 +218,49 @@ impl LinkAlgorithm for LoadBased {
             self.window = w;
             self.window_bytes = 0;
         }
-        self.window_bytes += u64::from(pkt.size);
+        self.window_bytes += u64::from(size);
+    }
+
+    /// `"sliding"`: drop the records older than `t_avg`, read, then record.
+    fn sliding(&mut self, now: u64, size: u32) {
+        if let Some(horizon) = now.checked_sub(self.t_avg_ps) {
+            while let Some(&(t, s)) = self.recent.front() {
+                if t >= horizon {
+                    break;
+                }
+                self.window_bytes -= u64::from(s);
+                self.recent.pop_front();
+            }
+        }
+        self.set_rho(self.window_bytes as f64 / self.window_capacity);
+        self.recent.push_back((now, size));
+        self.window_bytes += u64::from(size);
+    }
+
+    /// `"ewma"`: decay over the gap, read, then add the arrival.
+    fn ewma(&mut self, now: u64, size: u32) {
+        let gap = now.saturating_sub(self.last_ps) as f64 / self.t_avg_ps as f64;
+        self.last_ps = now;
+        self.decayed *= (-gap).exp();
+        self.set_rho(self.decayed);
+        self.decayed += f64::from(size) / self.window_capacity;
+    }
+
+    fn set_rho(&mut self, rho: f64) {
+        self.rho = rho;
+        self.p = lbm_prob(rho, self.rho0, self.alpha);
+    }
+}
+
+impl LinkAlgorithm for LoadBased {
+    #[inline]
+    fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
+        let now = view.now.as_ps();
+        match self.estimator {
+            LoadEstimator::Blocks => self.blocks(now, pkt.size),
+            LoadEstimator::Sliding => self.sliding(now, pkt.size),
+            LoadEstimator::Ewma => self.ewma(now, pkt.size),
+        }
         let p = self.p;
         if p >= 1.0 || (p > 0.0 && rng.get().random::<f64>() < p) {
             Verdict::Mark(Reason::Load)
@@ -212,6 +296,7 @@ mod tests {
             t_avg: Some(SimDuration::from_millis(t_avg_ms)),
             rho0: Some(rho0),
             alpha: Some(alpha),
+            estimator: None,
         }
     }
 
@@ -323,6 +408,66 @@ mod tests {
         assert!((frac - 0.4).abs() < 0.0175, "{frac}");
     }
 
+    fn with(estimator: LoadEstimator) -> LoadBased {
+        let c = LoadBasedConfig {
+            estimator: Some(estimator),
+            ..cfg(100, 0.6, 0.71)
+        };
+        LoadBased::new(&c, &ctx()).unwrap()
+    }
+
+    #[test]
+    fn lbm_sliding_reads_the_bytes_of_the_last_t_avg_before_each_arrival() {
+        // 1000 B every 1 ms at 8 Mb/s (t_avg 100 ms holds 100 000 B): the
+        // k-th arrival (k < 100) finds k packets, from the 101st on always
+        // the 100 of [now - 100 ms, now), at any instant, not per window.
+        let mut m = with(LoadEstimator::Sliding);
+        let mut g = rng();
+        for i in 0..250 {
+            arrive(&mut m, ms(i), 1000, &mut g);
+            let want = (i.min(100) * 1000) as f64 / 100_000.0;
+            assert!((m.rho() - want).abs() < 1e-12, "{i}: {}", m.rho());
+            assert!((m.prob() - lbm_prob(want, 0.6, 0.71)).abs() < 1e-12);
+        }
+        // The records: those 100 and the last arrival's own.
+        assert_eq!(m.recent.len(), 101);
+        // After 150 ms of silence nothing is left: rho 0, the records gone.
+        arrive(&mut m, ms(400), 1000, &mut g);
+        assert_eq!((m.rho(), m.recent.len()), (0.0, 1));
+        // A burst of 95 packets within 1 ms is seen by the 96th arrival.
+        for i in 0..96 {
+            arrive(&mut m, SimTime::from_ps(ms(401).as_ps() + i), 1000, &mut g);
+        }
+        assert!((m.rho() - 0.96).abs() < 1e-12);
+    }
+
+    #[test]
+    fn lbm_ewma_reads_a_constant_rate_as_rate_over_capacity() {
+        // Time constant 100 ms; 1000 B every 1.25 ms = 6.4 Mb/s of 8 Mb/s:
+        // rho -> 0.8. The discrete sum after many arrivals is
+        // (s / (C t_avg)) e^-g / (1 - e^-g) with g = 1.25 / 100, the value
+        // an arrival finds before adding its own packet.
+        let mut m = with(LoadEstimator::Ewma);
+        let mut g = rng();
+        let step = 1_250_000_000u64;
+        for i in 0..4000 {
+            arrive(&mut m, SimTime::from_ps(i * step), 1000, &mut g);
+        }
+        let gap = 0.0125f64;
+        let want = 0.01 * (-gap).exp() / (1.0 - (-gap).exp());
+        assert!((m.rho() - want).abs() < 1e-9, "{} vs {want}", m.rho());
+        assert!((want - 0.8).abs() < 0.01);
+        // One time constant of silence keeps e^-1 of it.
+        let before = m.rho() + 0.01;
+        arrive(
+            &mut m,
+            SimTime::from_ps(3999 * step + 100_000_000_000),
+            1000,
+            &mut g,
+        );
+        assert!((m.rho() - before * (-1f64).exp()).abs() < 1e-9);
+    }
+
     #[test]
     fn lbm_scenario_syntax_parses_presets_and_overrides() {
         let c: LinkAlgoConfig = toml::from_str(
@@ -345,6 +490,19 @@ alpha = 1.5"#,
         };
         let m = LoadBased::new(cfg, &ctx()).unwrap();
         assert_eq!((m.t_avg_ps, m.rho0, m.alpha), (500_000_000_000, 0.7, 2.0));
+        assert_eq!(m.estimator, LoadEstimator::Blocks);
+        for (name, want) in [
+            ("blocks", LoadEstimator::Blocks),
+            ("sliding", LoadEstimator::Sliding),
+            ("ewma", LoadEstimator::Ewma),
+        ] {
+            let src = format!("kind = \"load_based\"\npreset = \"B\"\nestimator = \"{name}\"");
+            let c: LinkAlgoConfig = toml::from_str(&src).unwrap();
+            let LinkAlgoConfig::LoadBased(cfg) = &c else {
+                panic!("{c:?}")
+            };
+            assert_eq!(LoadBased::new(cfg, &ctx()).unwrap().estimator, want);
+        }
         assert!((m.prob_at(0.9) - 0.4).abs() < 1e-12);
     }
 
@@ -355,6 +513,7 @@ alpha = 1.5"#,
             "kind = \"load_based\"\npreset = \"C\"",
             "kind = \"load_based\"\npreset = \"A\"\nt_avg = 0.5",
             "kind = \"load_based\"\npreset = \"A\"\nt_avg = \"500\"",
+            "kind = \"load_based\"\npreset = \"A\"\nestimator = \"window\"",
         ] {
             assert!(toml::from_str::<LinkAlgoConfig>(bad).is_err(), "{bad}");
         }
