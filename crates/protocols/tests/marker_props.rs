@@ -2,8 +2,8 @@
 
 use proptest::prelude::*;
 use protocols::link::{
-    lbm_prob, LinkBuildCtx, QueueSize, Red, RedConfig, RedPreset, VirtualQueue, VirtualQueueConfig,
-    VqVariant,
+    lbm_prob, LinkBuildCtx, LoadBased, LoadBasedConfig, LoadEstimator, QueueSize, Red, RedConfig,
+    RedPreset, VirtualQueue, VirtualQueueConfig, VqVariant,
 };
 use sim_core::{
     BufferLimit, Bytes, FlowId, LazyRng, LinkAlgorithm, LinkView, Packet, PacketKind, Rate, Reason,
@@ -150,5 +150,57 @@ proptest! {
         let (plo, phi) = (lbm_prob(lo, rho0, alpha), lbm_prob(hi, rho0, alpha));
         prop_assert!(plo <= phi);
         prop_assert!((0.0..=1.0).contains(&plo) && (0.0..=1.0).contains(&phi));
+    }
+
+    /// The continuous LBM estimators (spec 2.9's alternatives) against their
+    /// definitions, summed from scratch over every earlier arrival: the
+    /// sliding window reads the bytes of those no older than `t_avg`, the EWMA reads
+    /// `sum s_i exp(-(now - t_i) / t_avg)`, both over `C t_avg`; the marking
+    /// probability in force is `p(rho)` of that reading.
+    #[test]
+    fn lbm_continuous_estimators_read_their_definitions(
+        t_avg_ms in 1u64..1000,
+        steps in prop::collection::vec((0u64..2000, 40u32..9000), 1..300),
+    ) {
+        let t_avg = SimDuration::from_millis(t_avg_ms);
+        let cap = C_BPS as f64 * t_avg.as_secs_f64() / 8.0;
+        for estimator in [LoadEstimator::Sliding, LoadEstimator::Ewma] {
+            let cfg = LoadBasedConfig {
+                preset: None,
+                t_avg: Some(t_avg),
+                rho0: Some(0.3),
+                alpha: Some(1.5),
+                estimator: Some(estimator),
+            };
+            let mut m = LoadBased::new(&cfg, &ctx()).unwrap();
+            let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
+            let mut seen: Vec<(u64, u32)> = Vec::new();
+            let mut now = 0u64;
+            for &(gap, size) in &steps {
+                now += gap * 10_000_000; // 10-us grid: ages hit t_avg exactly
+                let t = SimTime::from_ps(now);
+                m.on_arrival(&mut pkt(size), &LinkView::idle(t, Rate::from_bps(C_BPS)), &mut rng);
+                let want = match estimator {
+                    LoadEstimator::Sliding => seen
+                        .iter()
+                        .filter(|&&(ti, _)| ti + t_avg.as_ps() >= now)
+                        .map(|&(_, s)| f64::from(s))
+                        .sum::<f64>(),
+                    _ => seen
+                        .iter()
+                        .map(|&(ti, s)| {
+                            let age = (now - ti) as f64 / t_avg.as_ps() as f64;
+                            f64::from(s) * (-age).exp()
+                        })
+                        .sum::<f64>(),
+                } / cap;
+                prop_assert!(
+                    (m.rho() - want).abs() <= 1e-9 * want.max(1.0),
+                    "{:?} at {} ps: {} vs {}", estimator, now, m.rho(), want
+                );
+                prop_assert_eq!(m.prob(), lbm_prob(m.rho(), 0.3, 1.5));
+                seen.push((now, size));
+            }
+        }
     }
 }

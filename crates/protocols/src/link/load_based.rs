@@ -21,9 +21,10 @@
 //! - INFERRED (spec §2.9: "alternatives: a sliding window, or an EWMA with time
 //!   constant t_avg ... record the choice and test sensitivity"): `estimator`
 //!   selects how `rho` is measured. `"blocks"` (default) is the estimator
-//!   above. `"sliding"`: the bytes that arrived in `[now - t_avg, now)`, before
-//!   the arriving packet, over `C t_avg`, recomputed at every arrival (the
-//!   marker keeps one `(time, size)` record per arrival of the last `t_avg`).
+//!   above. `"sliding"`: the bytes of the arrivals before the arriving packet
+//!   that are no older than `t_avg`, over `C t_avg`, recomputed at every
+//!   arrival (the marker keeps one `(time, size)` record per arrival of the
+//!   last `t_avg`).
 //!   `"ewma"`: a rate estimate with time constant `t_avg`, decayed by
 //!   `exp(-gap / t_avg)` at each arrival before the arriving packet adds
 //!   `size / (C t_avg)`; a constant rate `r` reads `r / C`. In both, `p` is

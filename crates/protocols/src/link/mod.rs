@@ -28,7 +28,7 @@ pub use droptail::DropTail;
 pub use emkc::{Emkc, EmkcConfig, PathPrice};
 pub use jetmax::{JetMax, JetMaxConfig};
 pub use kelly::KellyLinkConfig;
-pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset};
+pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset, LoadEstimator};
 pub use qlb::{Qlb, QlbConfig};
 pub use rcp::{Rcp, RcpConfig};
 pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
