@@ -210,12 +210,11 @@ impl LoadBased {
     fn blocks(&mut self, now: u64, size: u32) {
         let w = now / self.t_avg_ps;
         if w != self.window {
-            self.rho = if w == self.window + 1 {
+            self.set_rho(if w == self.window + 1 {
                 self.window_bytes as f64 / self.window_capacity
             } else {
                 0.0
-            };
-            self.p = lbm_prob(self.rho, self.rho0, self.alpha);
+            });
             self.window = w;
             self.window_bytes = 0;
         }
@@ -247,6 +246,8 @@ impl LoadBased {
         self.decayed += f64::from(size) / self.window_capacity;
     }
 
+    /// Take `rho` as the reading and `p(rho)` as the probability in force.
+    #[inline]
     fn set_rho(&mut self, rho: f64) {
         self.rho = rho;
         self.p = lbm_prob(rho, self.rho0, self.alpha);
