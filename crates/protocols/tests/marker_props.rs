@@ -154,9 +154,9 @@ proptest! {
 
     /// The continuous LBM estimators (spec 2.9's alternatives) against their
     /// definitions, summed from scratch over every earlier arrival: the
-    /// sliding window reads the bytes of those no older than `t_avg`, the EWMA reads
-    /// `sum s_i exp(-(now - t_i) / t_avg)`, both over `C t_avg`; the marking
-    /// probability in force is `p(rho)` of that reading.
+    /// sliding window reads the bytes of those no older than `t_avg`, the
+    /// EWMA reads `sum s_i exp(-(now - t_i) / t_avg)`, both over `C t_avg`;
+    /// the marking probability in force is `p(rho)` of that reading.
     #[test]
     fn lbm_continuous_estimators_read_their_definitions(
         t_avg_ms in 1u64..1000,
