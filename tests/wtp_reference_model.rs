@@ -35,8 +35,8 @@
 //! ACK clock puts arrivals on a lattice and about a fifth of the arrivals at
 //! the bottleneck (20.6 % in e10's RED-A point) come at the very instant a
 //! transmission ends. The reference takes the packet that starts then as gone
-//! from the queue, as the engine does (its events at one instant run in
-//! scheduling order, and the end of a transmission was scheduled first). A
+//! from the queue, as the engine does (departures before arrivals at one
+//! instant, whatever order the events were scheduled in). A
 //! version of this reference in f64 seconds broke those ties by rounding
 //! noise instead: RED saw one packet more at some of them, and RED-A's mean
 //! delay came out 1.6 % lower than netsim's (t -19), which RED-A's rules alone

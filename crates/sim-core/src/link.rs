@@ -104,7 +104,9 @@ pub struct LinkView {
     pub capacity: Rate,
     /// One-way propagation delay.
     pub delay: SimDuration,
-    /// Packets waiting in the queue (the one in transmission excluded).
+    /// Packets waiting in the queue (the one in transmission excluded). An
+    /// arrival at the instant a transmission ends sees the next packet already
+    /// in transmission: departures come before arrivals at one instant.
     pub backlog_pkts: u32,
     /// Bytes waiting in the queue.
     pub backlog_bytes: u64,

@@ -111,7 +111,9 @@ struct LinkState {
     limit: BufferLimit,
     /// Bytes dropped at the queue (all reasons but wire loss), for [`LinkView`].
     queue_dropped_bytes: u64,
-    /// A `LinkTxDone` event is pending.
+    /// A `LinkTxDone` event for the queue's head is pending. (A stale one, left
+    /// when an arrival at the same instant started the head first, may be
+    /// pending too; it finds the serializer busy and does nothing.)
     txdone_armed: bool,
     /// The algorithm stamps departing packets ([`LinkAlgorithm::stamps_departures`]).
     stamps: bool,
@@ -434,6 +436,15 @@ impl Simulator {
     /// A packet arrives at link `l`'s queue.
     #[inline]
     fn link_enqueue(&mut self, now: SimTime, l: LinkId, mut pkt: Packet) {
+        // Departures before arrivals at one instant: a transmission that ends
+        // now hands the serializer to the head of the queue before this packet
+        // sees the queue, whichever of the two events was scheduled first
+        // (events at one instant run in scheduling order). Its own event, still
+        // pending, then finds the serializer busy and does nothing.
+        let link = &self.links[l.index()];
+        if link.busy_until <= now && !link.queue.is_empty() {
+            self.on_tx_done(now, l);
+        }
         let link = &mut self.links[l.index()];
         link.arrived.add(pkt.size);
         let view = link.view(l, now);
@@ -538,6 +549,11 @@ impl Simulator {
     fn on_tx_done(&mut self, now: SimTime, l: LinkId) {
         let measuring = self.measuring;
         let link = &mut self.links[l.index()];
+        if link.busy_until > now {
+            // An arrival at this instant already started the head
+            // (`link_enqueue`); the event for the next one is armed.
+            return;
+        }
         link.txdone_armed = false;
         if measuring {
             link.cold

@@ -242,3 +242,62 @@ fn a_network_holding_more_packets_than_the_limit_is_stopped_with_the_fullest_lin
     assert!(out.overload.is_none());
     assert_eq!(out.flows[0].counters.goodput_bytes, 5000 * 1250);
 }
+
+/// Records the backlog each arrival sees.
+struct SeeBacklog(Arc<Mutex<Vec<(SimTime, u32)>>>);
+impl LinkAlgorithm for SeeBacklog {
+    fn on_arrival(&mut self, _: &mut Packet, view: &LinkView, _: &mut LazyRng) -> Verdict {
+        self.0.lock().unwrap().push((view.now, view.backlog_pkts));
+        Verdict::Enqueue
+    }
+}
+
+#[test]
+fn an_arrival_as_a_transmission_ends_sees_the_next_packet_started() {
+    // 1250 B at 10 Mb/s = 1 ms on every link. On the 10-ms link L: P0 (flow 0,
+    // injected at 0) is sent over [0, 1) ms; A (flow 1, injected at 0.5 ms)
+    // waits for it; B (flow 2, sent at 0 over a zero-delay 1-ms access link)
+    // reaches L at 1 ms, the instant P0's transmission ends and A's begins.
+    // B's arrival event was scheduled at 0, before L armed its end-of-
+    // transmission event (at A's arrival, 0.5 ms), so it runs first; B must
+    // still see A gone from the queue: departures before arrivals at one
+    // instant. Then A is sent over [1, 2) ms and B over [2, 3) ms, each once.
+    let mut sim = Simulator::new(config(SimDuration::from_secs(1)));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let l = sim.add_link(
+        LinkSpec {
+            name: "1->2".into(),
+            from: NodeId(1),
+            to: NodeId(2),
+            capacity: Rate::from_bps(10_000_000),
+            delay: SimDuration::from_millis(10),
+            limit: BufferLimit::Unlimited,
+            loss: 0.0,
+        },
+        Box::new(SeeBacklog(seen.clone())),
+    );
+    let access = link(&mut sim, 0, 1, 10, 0, BufferLimit::Unlimited, 0.0);
+    let back = link(&mut sim, 2, 0, 10, 1, BufferLimit::Unlimited, 0.0);
+    let direct = sim.add_route(vec![l]);
+    let via_access = sim.add_route(vec![access, l]);
+    let rev = sim.add_route(vec![back]);
+    let logs: Vec<_> = (0..3).map(|_| Arc::new(Mutex::new(Vec::new()))).collect();
+    let starts = [0, 500, 0];
+    let routes = [direct, direct, via_access];
+    for f in 0..3 {
+        let start = SimTime::ZERO.saturating_add(SimDuration::from_micros(starts[f]));
+        sim.add_flow(burst(1, Recorder(logs[f].clone()), routes[f], rev, start));
+    }
+    let out = sim.run();
+    let ms = |x: u64| SimTime::ZERO.saturating_add(SimDuration::from_millis(x));
+    let us = |x: u64| SimTime::ZERO.saturating_add(SimDuration::from_micros(x));
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(ms(0), 0), (us(500), 0), (ms(1), 0)]
+    );
+    // Store and forward: delivered 10 ms after each transmission ends.
+    let delivered: Vec<SimTime> = logs.iter().map(|g| g.lock().unwrap()[0].1).collect();
+    assert_eq!(delivered, vec![ms(11), ms(12), ms(13)]);
+    let link_l = out.links.iter().find(|r| r.name == "1->2").unwrap();
+    assert_eq!(link_l.total_departed.pkts, 3);
+}
