@@ -72,8 +72,17 @@ pub fn load_campaign(
         }
         c.replications = r;
     }
+    // The code is part of what determines a point's results: with the build's
+    // fingerprint in its hash, a store resumed by another build reruns the
+    // point instead of mixing the two builds' runs (build.rs).
+    for p in &mut c.points {
+        p.hash = format!("{}-{}", p.hash, BUILD_ID);
+    }
     Ok(c)
 }
+
+/// This build's fingerprint (build.rs).
+pub const BUILD_ID: &str = env!("NETSIM_BUILD_ID");
 
 /// The manifest describing `c`.
 pub fn manifest(c: &Campaign) -> Manifest {

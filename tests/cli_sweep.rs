@@ -499,3 +499,28 @@ fn sweep_task(out: &Path) -> Output {
         "--quiet",
     ])
 }
+
+/// A point's hash carries the build's fingerprint (build.rs): runs that a
+/// different build left in a store do not count as done, so a campaign
+/// resumed after the code changed reruns them instead of mixing two builds'
+/// results.
+#[test]
+fn runs_of_another_build_are_not_reused() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = write(t.path(), "s.toml", SWEEP);
+    let out = t.path().join("camp");
+    ok(&sweep(&sc, &out, &["--replications", "1", "--quiet"]));
+    assert_eq!(parts(&out), 4);
+    let ours = env!("NETSIM_BUILD_ID");
+    for e in std::fs::read_dir(out.join("parts")).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_str().unwrap().to_string();
+        assert!(name.contains(ours), "{name} lacks the build id {ours}");
+        // As if another build had written it.
+        let other = name.replace(ours, "0123456789abcdef");
+        std::fs::rename(&p, p.with_file_name(other)).unwrap();
+    }
+    let o = sweep(&sc, &out, &["--replications", "1"]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("4 to run, 0 already done"));
+}
