@@ -58,7 +58,7 @@
 //! values: those deviations belong to the model as specified, not to the
 //! engine.
 
-use analysis::stats::t_quantile;
+use analysis::stats::{t_quantile, Summary};
 use rayon::prelude::*;
 use sim_core::units::{parse_bytes, parse_duration, parse_rate};
 use std::cmp::Ordering;
@@ -610,21 +610,13 @@ fn both(doc: &toml::Table, runs: u32) -> (Vec<Outcome>, Vec<Outcome>) {
     (reference, engine)
 }
 
-fn mean_var(x: &[f64]) -> (f64, f64) {
-    let n = x.len() as f64;
-    let m = x.iter().sum::<f64>() / n;
-    (
-        m,
-        x.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0),
-    )
-}
-
 /// Welch's test at the 99.99 % level: the means of `a` (reference) and `b`
 /// (netsim) do not differ. Returns the reference's mean.
 fn same_mean(what: &str, a: &[f64], b: &[f64]) -> f64 {
-    let ((ma, va), (mb, vb)) = (mean_var(a), mean_var(b));
+    let (sum_a, sum_b) = (Summary::new(a), Summary::new(b));
+    let (ma, mb) = (sum_a.mean, sum_b.mean);
     let (na, nb) = (a.len() as f64, b.len() as f64);
-    let (sa, sb) = (va / na, vb / nb);
+    let (sa, sb) = (sum_a.sd.powi(2) / na, sum_b.sd.powi(2) / nb);
     let se = (sa + sb).sqrt();
     // Welch-Satterthwaite degrees of freedom, rounded down.
     let df = ((sa + sb).powi(2) / (sa * sa / (na - 1.0) + sb * sb / (nb - 1.0))).floor();
@@ -704,8 +696,12 @@ fn fig9_vq_curve_is_the_models_and_lies_below_lb_b_line() {
             ],
         );
         let [util, p, ..] = compare(&format!("e09 VQ {n} + {n}"), &doc, RUNS);
-        // LB-B's marking function, spec 2.9 with Fig. 9's rho0 0.7, alpha 2.
-        let line = 2.0 * (util - 0.7);
+        // LB-B's marking function (spec 2.9's preset B, Fig. 9's tuned LB).
+        let lb_b: toml::Table = "kind = 'load_based'\npreset = 'B'".parse().unwrap();
+        let Marker::LoadBased { rho0, alpha, .. } = marker(&lb_b.into()) else {
+            unreachable!("preset B is load-based")
+        };
+        let line = alpha * (util - rho0);
         assert!(
             p < line - 0.05,
             "{n} + {n}: the reference's VQ point (rho {util:.4}, p {p:.4}) is within 0.05 of LB-B's line ({line:.4})"

@@ -550,8 +550,9 @@ impl Simulator {
         let measuring = self.measuring;
         let link = &mut self.links[l.index()];
         if link.busy_until > now {
-            // An arrival at this instant already started the head
-            // (`link_enqueue`); the event for the next one is armed.
+            // Stale: an arrival at this instant already started the head
+            // (`link_enqueue`), and the next end of transmission, if anything
+            // waits, has its own event.
             return;
         }
         link.txdone_armed = false;
