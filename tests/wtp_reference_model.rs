@@ -58,14 +58,14 @@
 //! values: those deviations belong to the model as specified, not to the
 //! engine.
 
-use analysis::stats::{t_quantile, Summary};
 use rayon::prelude::*;
-use sim_core::units::{parse_bytes, parse_duration, parse_rate};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use topology::scenario::ExpectOp;
 use topology::sweep::set_path;
 use topology::Resolved;
+
+#[path = "common/reference.rs"]
+mod shared;
+use shared::{as_secs, bps, bytes, ps, same_mean, secs, Events, Ps, SplitMix};
 
 const E09: &str = include_str!("../scenarios/papers/wtp-multcp/e09-fig9-markprob-tuned.toml");
 const E02: &str = include_str!("../scenarios/papers/wtp-multcp/e02-pi-wtp-vq.toml");
@@ -144,14 +144,6 @@ impl Outcome {
     }
 }
 
-fn secs(v: &toml::Value) -> f64 {
-    parse_duration(v.as_str().unwrap()).unwrap().as_secs_f64()
-}
-
-fn bps(v: &toml::Value) -> f64 {
-    parse_rate(v.as_str().unwrap()).unwrap().bps_f64()
-}
-
 /// The scenario `doc` (already edited to the point under test) as the
 /// reference's parameters.
 fn params(doc: &toml::Table) -> Params {
@@ -165,11 +157,7 @@ fn params(doc: &toml::Table) -> Params {
     );
     let marker = marker(&bottleneck["algo"]);
     let flows = doc["flows"].as_array().unwrap();
-    let packet = |f: &toml::Value| {
-        parse_bytes(f["packet_size"].as_str().unwrap())
-            .unwrap()
-            .get()
-    };
+    let packet = |f: &toml::Value| bytes(&f["packet_size"]);
     assert!(flows.iter().all(|f| packet(f) == packet(&flows[0])));
     assert!(flows
         .iter()
@@ -198,7 +186,7 @@ fn params(doc: &toml::Table) -> Params {
         capacity_bps: bps(&bottleneck["capacity"]),
         one_way_s: secs(&bottleneck["delay"]),
         access_bps: bps(&access["capacity"]),
-        packet_bytes: packet(&flows[0]) as f64,
+        packet_bytes: packet(&flows[0]),
         jitter_s: secs(&flows[0]["start_jitter"]),
         warmup_s: secs(&doc["run"]["warmup"]),
         end_s: secs(&doc["run"]["duration"]),
@@ -272,20 +260,6 @@ fn marker(algo: &toml::Value) -> Marker {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): the reference's own start times.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn unit(&mut self) -> f64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 #[derive(Clone, Copy)]
 enum Kind {
     Start,
@@ -293,40 +267,6 @@ enum Kind {
     Arrive,
     /// An ACK reaches its sender, echoing a mark or not.
     Ack(bool),
-}
-
-/// Picoseconds, the engine's time unit too: the files' constants (0.8 ms per
-/// packet, 100 ms, 8 us) are exact, so events that coincide do so exactly.
-type Ps = u64;
-
-/// `secs` in picoseconds, to the nearest.
-fn ps(secs: f64) -> Ps {
-    (secs * 1e12).round() as Ps
-}
-
-struct Event {
-    t: Ps,
-    seq: u64,
-    flow: usize,
-    kind: Kind,
-}
-
-impl PartialEq for Event {
-    fn eq(&self, o: &Self) -> bool {
-        self.cmp(o) == Ordering::Equal
-    }
-}
-impl Eq for Event {}
-impl PartialOrd for Event {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Event {
-    /// Earliest first in a max-heap; ties in scheduling order.
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.t.cmp(&self.t).then(o.seq.cmp(&self.seq))
-    }
 }
 
 struct Conn {
@@ -359,13 +299,10 @@ fn reference(p: &Params, seed: u64) -> Outcome {
     };
     let (w0, w1) = (ps(p.warmup_s), ps(p.end_s));
     let in_window = |t: Ps| t >= w0 && t < w1;
-    let as_secs = |d: Ps| d as f64 / 1e12;
 
-    let mut heap = BinaryHeap::new();
-    let mut seq = 0u64;
-    let mut push = |heap: &mut BinaryHeap<Event>, t: Ps, flow: usize, kind: Kind| {
-        seq += 1;
-        heap.push(Event { t, seq, flow, kind });
+    let mut heap = Events::new();
+    let push = |heap: &mut Events<(usize, Kind)>, t: Ps, flow: usize, kind: Kind| {
+        heap.push(t, (flow, kind));
     };
     let mut conns = Vec::new();
     for (c, class) in p.classes.iter().enumerate() {
@@ -408,12 +345,11 @@ fn reference(p: &Params, seed: u64) -> Outcome {
     let mut waiting = std::collections::VecDeque::new();
     let (mut d_n, mut d_sum, mut d_sq, mut d_max) = (0u64, 0.0f64, 0.0f64, 0.0f64);
 
-    while let Some(ev) = heap.pop() {
-        let (t, i) = (ev.t, ev.flow);
+    while let Some((t, (i, kind))) = heap.pop() {
         if t >= w1 {
             break;
         }
-        match ev.kind {
+        match kind {
             Kind::Start => {}
             Kind::Arrive => {
                 let mark = match p.marker {
@@ -608,30 +544,6 @@ fn both(doc: &toml::Table, runs: u32) -> (Vec<Outcome>, Vec<Outcome>) {
         .map(|rep| netsim(doc, rep))
         .collect();
     (reference, engine)
-}
-
-/// Welch's test at the 99.99 % level: the means of `a` (reference) and `b`
-/// (netsim) do not differ. Returns the reference's mean.
-fn same_mean(what: &str, a: &[f64], b: &[f64]) -> f64 {
-    let (sum_a, sum_b) = (Summary::new(a), Summary::new(b));
-    let (ma, mb) = (sum_a.mean, sum_b.mean);
-    let (na, nb) = (a.len() as f64, b.len() as f64);
-    let (sa, sb) = (sum_a.sd.powi(2) / na, sum_b.sd.powi(2) / nb);
-    let se = (sa + sb).sqrt();
-    // Welch-Satterthwaite degrees of freedom, rounded down.
-    let df = ((sa + sb).powi(2) / (sa * sa / (na - 1.0) + sb * sb / (nb - 1.0))).floor();
-    let crit = t_quantile(0.9999, df as usize);
-    let diff = ma - mb;
-    eprintln!(
-        "{what}: reference {ma:.5}, netsim {mb:.5}, diff {diff:+.5}, se {se:.5}, t {:.2}",
-        diff / se
-    );
-    assert!(
-        diff.abs() <= crit * se,
-        "{what}: reference {ma:.5} vs netsim {mb:.5}: |diff| {:.5} > {crit:.2} x se {se:.5}",
-        diff.abs()
-    );
-    ma
 }
 
 /// A figure of one run.
