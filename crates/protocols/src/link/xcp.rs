@@ -15,11 +15,14 @@
 //!   the interval; each data packet departing in the next interval gets
 //!   `H = xi_p rtt^2 s / cwnd - xi_n rtt s` and the header keeps the minimum
 //!   along the path.
-//! - [EXTERNAL] ns-2's XCP queue (`xcpq.cc`, from Katabi's 2002 code, the
-//!   code the dissertation ran), for what the equations leave open:
+//! - [EXTERNAL] ns-2's XCP queue (`xcpq.cc`: Katabi's 2002 code, which the
+//!   dissertation ran, and ISI's 2004 rewrite of it, ns-2.35's), for what the
+//!   equations leave open:
 //!   - the average RTT weights each packet by `s_i rtt_i / cwnd_i` (`s / throughput`
 //!     in the code), so every flow counts once whatever its rate, and counts
-//!     an RTT above `rtt_cap` (`XCP_MAX_INTERVAL`, 1 s) as `rtt_cap`:
+//!     an RTT above `rtt_cap` as `rtt_cap` (ISI's `XCP_MAX_INTERVAL`, 1 s, the
+//!     default; Katabi's code has no cap, and seed 002's files set `rtt_cap`
+//!     above every RTT):
 //!     `d = sum(min(rtt_i, cap) rtt_i s_i / cwnd_i) / sum(rtt_i s_i / cwnd_i)`
 //!     over the packets with a valid RTT (`rtt_weight = "flow"`, the default);
 //!     `rtt_weight = "byte"` is the byte-weighted mean `sum(rtt_i s_i) / sum(s_i)`
@@ -103,7 +106,8 @@ pub struct XcpConfig {
     /// Weighting of the average RTT: `"flow"` (default, ns-2's) or `"byte"`.
     #[serde(default)]
     pub rtt_weight: XcpRttWeight,
-    /// Largest RTT the flow-weighted average counts (default 1 s, ns-2's).
+    /// Largest RTT the flow-weighted average counts (default 1 s, ISI's ns-2
+    /// code; Katabi's original code has no cap: set it above every RTT).
     #[serde(default = "default_rtt_cap")]
     pub rtt_cap: SimDuration,
     /// Bound each interval's feedback by its aggregate, as ns-2's code does
@@ -431,14 +435,16 @@ mod tests {
     }
 
     #[test]
-    fn the_average_rtt_counts_each_flow_once_with_rtts_capped_at_one_second() {
+    fn the_average_rtt_counts_each_flow_once_with_rtts_capped_at_rtt_cap() {
         // One 0.1-s interval at C/2 (500 packets): flow A, rtt 0.1 s, sends
         // 400 packets (cwnd 400 kB); flow B, rtt 2 s, sends its cwnd d / rtt
-        // = 100 packets (cwnd 2 MB). ns-2's XCP: the mean over flows of
-        // min(rtt, 1 s) = (0.1 + 1) / 2; by bytes: (400 x 0.1 + 100 x 2) / 500.
-        let run = |weight: XcpRttWeight| {
+        // = 100 packets (cwnd 2 MB). ISI's XCP: the mean over flows of
+        // min(rtt, 1 s) = (0.1 + 1) / 2; Katabi's original code, no cap:
+        // (0.1 + 2) / 2; by bytes: (400 x 0.1 + 100 x 2) / 500.
+        let run = |weight: XcpRttWeight, cap: SimDuration| {
             let cfg = XcpConfig {
                 rtt_weight: weight,
+                rtt_cap: cap,
                 ..XcpConfig::default()
             };
             let mut x = Xcp::new(&cfg, &test_ctx(80_000_000)).unwrap();
@@ -447,9 +453,12 @@ mod tests {
             x.tick(SimTime::from_secs_f64(0.1), 0.0);
             x.interval()
         };
-        let flow = run(XcpRttWeight::Flow);
+        let default_cap = XcpConfig::default().rtt_cap;
+        let flow = run(XcpRttWeight::Flow, default_cap);
         assert!((flow - (0.1 + 1.0) / 2.0).abs() < 1e-12, "{flow}");
-        let byte = run(XcpRttWeight::Byte);
+        let uncapped = run(XcpRttWeight::Flow, SimDuration::from_secs(1000));
+        assert!((uncapped - (0.1 + 2.0) / 2.0).abs() < 1e-12, "{uncapped}");
+        let byte = run(XcpRttWeight::Byte, default_cap);
         assert!(
             (byte - (400.0 * 0.1 + 100.0 * 2.0) / 500.0).abs() < 1e-12,
             "{byte}"
