@@ -25,14 +25,14 @@
 //! intervals over Delta times their count difference (the current rate
 //! when it has no earlier sample), never below min_rate. Its FIFOs are
 //! departure-time arithmetic, its random numbers its own. Every value it
-//! takes is read from the scenario file (the 40-B ACK is netsim's
-//! `tcp.ack_size` default, which the file does not set). It reads the
-//! flows' rates as netsim's `fair_s` does: each 100-ms sample the time
-//! average of the rate since the previous one, fair when the smaller is at
-//! least (1 - eps) of the larger, `fair_s` the last unfair sample. It also
-//! measures what the fluid model needs: phi, the mean delay from an
-//! interval's end to the router arrival of the first packet sent at its
-//! price, over Delta, and when x1 first changes its rate.
+//! takes is read from the scenario file (the ACK size, 40 B, is netsim's
+//! `tcp.ack_size` default, read from its configuration, which the file does
+//! not set). It reads the flows' rates as netsim's `fair_s` does: each
+//! 100-ms sample the time average of the rate since the previous one, fair
+//! when the smaller is at least (1 - eps) of the larger, `fair_s` the last
+//! unfair sample. It also measures what the fluid model needs: phi, the mean
+//! delay from an interval's end to the router arrival of the first packet
+//! sent at its price, over Delta, and when x1 first changes its rate.
 //!
 //! Findings (the file's header and zhang README's E5.3 row cite them), 24
 //! runs per side:
@@ -64,7 +64,7 @@ use topology::Resolved;
 
 #[path = "common/reference.rs"]
 mod shared;
-use shared::{as_secs, bps, bytes, ps, same_mean, secs, Events, Ps, SplitMix};
+use shared::{as_secs, bps, bytes, default_ack_bytes, ps, same_mean, secs, Events, Ps, SplitMix};
 
 const E53: &str = include_str!("../scenarios/papers/zhang/e5-3-fairness-packets.toml");
 
@@ -72,8 +72,6 @@ const E53: &str = include_str!("../scenarios/papers/zhang/e5-3-fairness-packets.
 const EPS: [f64; 4] = [0.5, 0.2, 0.1, 0.05];
 /// Replications per side.
 const RUNS: u32 = 24;
-/// netsim's default ACK size (`tcp.ack_size`), bytes.
-const ACK_BYTES: f64 = 40.0;
 
 /// What the packet model needs from the scenario.
 #[derive(Clone, Debug)]
@@ -111,9 +109,12 @@ struct Outcome {
     fair_s: [Option<f64>; 4],
     /// Each flow's mean sampled rate over the window [warmup, end), bits/s.
     rate: Vec<f64>,
-    /// Packet model only: each flow's first rate change, s, and the mean
-    /// delay from an interval's end to the router arrival of the first packet
-    /// sent at its price, over Delta (the fluid model's phi).
+}
+
+/// What the packet model measures for the fluid model: each flow's first
+/// rate change, s, and the mean delay from an interval's end to the router
+/// arrival of the first packet sent at its price, over Delta (phi).
+struct Probe {
     first_update_s: Vec<f64>,
     phi: f64,
 }
@@ -141,7 +142,7 @@ fn params(doc: &toml::Table) -> Params {
         .collect();
     let ack_bytes = doc["flows"][0]["tcp"]
         .get("ack_size")
-        .map_or(ACK_BYTES, bytes);
+        .map_or_else(default_ack_bytes, bytes);
     Params {
         capacity_bps: bps(&b["capacity"]),
         bottleneck_s: secs(&b["delay"]),
@@ -225,7 +226,7 @@ fn last_unfair(samples: &[(f64, Vec<f64>)], eps: f64) -> Option<f64> {
 }
 
 /// One run of the packet model.
-fn packet_model(p: &Params, seed: u64) -> Outcome {
+fn packet_model(p: &Params, seed: u64) -> (Outcome, Probe) {
     let mut rng = SplitMix(seed);
     let c = p.capacity_bps;
     let (delta, end) = (ps(p.delta_s), ps(p.end_s));
@@ -350,14 +351,17 @@ fn packet_model(p: &Params, seed: u64) -> Outcome {
         .filter(|s| s.0 > p.warmup_s)
         .map(|s| &s.1)
         .collect();
-    Outcome {
+    let outcome = Outcome {
         fair_s: EPS.map(|e| last_unfair(&samples, e)),
-        first_update_s: first_update.iter().map(|u| as_secs(u.unwrap())).collect(),
-        phi: feedback.iter().sum::<f64>() / feedback.len() as f64 / p.delta_s,
         rate: (0..p.flows.len())
             .map(|i| window.iter().map(|r| r[i]).sum::<f64>() / window.len() as f64)
             .collect(),
-    }
+    };
+    let probe = Probe {
+        first_update_s: first_update.iter().map(|u| as_secs(u.unwrap())).collect(),
+        phi: feedback.iter().sum::<f64>() / feedback.len() as f64 / p.delta_s,
+    };
+    (outcome, probe)
 }
 
 /// One netsim run of `doc`'s replication `rep`, read the same way.
@@ -369,8 +373,6 @@ fn netsim(doc: &toml::Table, rep: u32) -> Outcome {
     let flows: Vec<(FlowId, f64)> = rates.keys().map(|&id| (id, 0.0)).collect();
     assert_eq!(flows.len(), 2);
     Outcome {
-        first_update_s: Vec::new(),
-        phi: f64::NAN,
         fair_s: EPS.map(|epsilon| {
             fair_time(
                 &rates,
@@ -404,10 +406,10 @@ struct ModelMeans {
 /// Both sides' runs of `doc`, compared figure by figure.
 fn compare(what: &str, doc: &toml::Table) -> ModelMeans {
     let p = params(doc);
-    let model: Vec<Outcome> = (0..RUNS)
+    let (model, probes): (Vec<Outcome>, Vec<Probe>) = (0..RUNS)
         .into_par_iter()
         .map(|k| packet_model(&p, 0xE53_0000 + u64::from(k)))
-        .collect();
+        .unzip();
     let engine: Vec<Outcome> = (0..RUNS).into_par_iter().map(|k| netsim(doc, k)).collect();
     for i in 0..p.flows.len() {
         let a: Vec<f64> = model.iter().map(|o| o.rate[i]).collect();
@@ -427,7 +429,7 @@ fn compare(what: &str, doc: &toml::Table) -> ModelMeans {
             &fair(&engine),
         );
     }
-    let mean = |f: &dyn Fn(&Outcome) -> f64| model.iter().map(f).sum::<f64>() / model.len() as f64;
+    let mean = |f: &dyn Fn(&Probe) -> f64| probes.iter().map(f).sum::<f64>() / probes.len() as f64;
     ModelMeans {
         fair_s,
         first_update_s: (0..p.flows.len())
@@ -468,8 +470,8 @@ fn fluid_fair_s(p: &Params, phi: f64, hold: usize) -> [f64; 4] {
     EPS.map(|e| last_unfair(&samples, e).unwrap())
 }
 
-/// The file at its own packet size, and at 10-B packets (the same buffer in
-/// bytes, 4-B ACKs).
+/// `doc` at 10-B packets (the same buffer in bytes, 4-B ACKs, so that the
+/// ACKs do not load the reverse link more than at the file's own size).
 fn fine(doc: &toml::Table) -> toml::Table {
     let mut d = doc.clone();
     let p = params(doc);

@@ -27,8 +27,8 @@
 //! start times and coin flips come from its own generator. Every value it
 //! takes (capacity, delay, access capacity, packet size, counts, weights,
 //! variants, gain, marker parameters, jitter, window) is read from the scenario
-//! files; the 40-B ACK is netsim's `tcp.ack_size` default (the files do not
-//! set it).
+//! files; the 40-B ACK is netsim's `tcp.ack_size` default, read from its
+//! configuration (the files do not set it).
 //!
 //! Time is in integer picoseconds, as in the engine, and that matters: the
 //! files' constants (0.8 ms per packet, 100 ms, 8 us, 32 us) are exact, so the
@@ -65,7 +65,7 @@ use topology::Resolved;
 
 #[path = "common/reference.rs"]
 mod shared;
-use shared::{as_secs, bps, bytes, ps, same_mean, secs, Events, Ps, SplitMix};
+use shared::{as_secs, bps, bytes, default_ack_bytes, ps, same_mean, secs, Events, Ps, SplitMix};
 
 const E09: &str = include_str!("../scenarios/papers/wtp-multcp/e09-fig9-markprob-tuned.toml");
 const E02: &str = include_str!("../scenarios/papers/wtp-multcp/e02-pi-wtp-vq.toml");
@@ -78,8 +78,6 @@ const E10_LB_B: &str = include_str!("../scenarios/papers/wtp-multcp/e10-table2-l
 /// Replications per side, and for RED-C's limit cycle.
 const RUNS: u32 = 10;
 const RUNS_RED_C: u32 = 120;
-/// netsim's default ACK size (`tcp.ack_size`), bytes.
-const ACK_BYTES: f64 = 40.0;
 
 /// One class of connections.
 #[derive(Clone, Debug)]
@@ -287,9 +285,10 @@ fn reference(p: &Params, seed: u64) -> Outcome {
     let mut coin = SplitMix(!seed);
     let s = p.packet_bytes;
     let tx = ps(s * 8.0 / p.capacity_bps);
-    let ack_tx = ps(ACK_BYTES * 8.0 / p.capacity_bps);
+    let ack_bytes = default_ack_bytes();
+    let ack_tx = ps(ack_bytes * 8.0 / p.capacity_bps);
     let acc_tx = ps(s * 8.0 / p.access_bps);
-    let acc_ack_tx = ps(ACK_BYTES * 8.0 / p.access_bps);
+    let acc_ack_tx = ps(ack_bytes * 8.0 / p.access_bps);
     let one_way = ps(p.one_way_s);
     let (vq_rate, vq_limit) = match p.marker {
         Marker::VirtualQueue { theta, buffer_pkts } => {

@@ -19,6 +19,12 @@ pub fn bps(v: &toml::Value) -> f64 {
     parse_rate(v.as_str().unwrap()).unwrap().bps_f64()
 }
 
+/// The ACK size a scenario gets when it sets no `tcp.ack_size`, bytes
+/// (the transport's default: a configuration value, not behaviour).
+pub fn default_ack_bytes() -> f64 {
+    protocols::transport::TcpConfig::default().ack_size.get() as f64
+}
+
 /// A size value of a scenario file, bytes.
 pub fn bytes(v: &toml::Value) -> f64 {
     parse_bytes(v.as_str().unwrap()).unwrap().get() as f64
