@@ -4,7 +4,7 @@
 //! Every check happens in [`Resolved::parse`]; building a replication afterwards
 //! only instantiates algorithms whose parameters were already validated.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use rand::Rng;
 use sim_core::{
@@ -20,6 +20,7 @@ use protocols::traffic::{
 use crate::error::ScenarioError;
 use crate::graph::Graph;
 use crate::preset::expand_preset;
+use crate::routing::Router;
 use crate::scenario::{FlowGroupConfig, Scenario, SeriesName};
 
 /// Largest packet size accepted, bytes (IPv4 total-length limit).
@@ -110,9 +111,12 @@ impl Resolved {
             }
             graph.add_link(a, b, &l.params(), l.duplex, &at);
         }
-        for l in &graph.links {
-            validate_link(l)?;
-        }
+        let families = graph
+            .links
+            .iter()
+            .map(validate_link)
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut router = Router::new(&graph);
         let mut names = BTreeSet::new();
         let mut groups = Vec::new();
         for (i, g) in sc.flows.iter().enumerate() {
@@ -123,7 +127,7 @@ impl Resolved {
                     format!("group name `{}` is used twice", g.name),
                 ));
             }
-            groups.push(resolve_group(&sc, g, &at, &graph)?);
+            groups.push(resolve_group(&sc, g, &at, &mut router, &families)?);
         }
         if groups.is_empty() {
             return Err(err(
@@ -131,6 +135,11 @@ impl Resolved {
                 "a scenario needs at least one [[flows]] group",
             ));
         }
+        let link_names: HashSet<&str> = if sc.expect.iter().any(|e| e.scope == "link") {
+            graph.links.iter().map(|l| l.name.as_str()).collect()
+        } else {
+            HashSet::new()
+        };
         for (i, e) in sc.expect.iter().enumerate() {
             let at = format!("expect[{i}]");
             if !["group", "link", "run"].contains(&e.scope.as_str()) {
@@ -141,7 +150,7 @@ impl Resolved {
             }
             let known = |s: &String| match e.scope.as_str() {
                 "group" => names.contains(s),
-                "link" => graph.links.iter().any(|l| &l.name == s),
+                "link" => link_names.contains(s.as_str()),
                 _ => true,
             };
             for (key, s) in [
@@ -437,7 +446,11 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
     }
 }
 
-fn validate_link(l: &crate::graph::GraphLink) -> Result<(), ScenarioError> {
+/// Check a link's parameters; returns the congestion-header family its
+/// algorithm reads or writes, if any.
+fn validate_link(
+    l: &crate::graph::GraphLink,
+) -> Result<Option<sim_core::HeaderFamily>, ScenarioError> {
     if l.capacity.bps() == 0 {
         return Err(err(
             format!("{}.capacity", l.origin),
@@ -457,7 +470,7 @@ fn validate_link(l: &crate::graph::GraphLink) -> Result<(), ScenarioError> {
     };
     l.algo
         .build(&ctx)
-        .map(|_| ())
+        .map(|a| a.header_family())
         .map_err(|e| err(format!("{}.algo.{}", l.origin, e.key), e.message))
 }
 
@@ -492,12 +505,16 @@ fn resolve_path(
     })
 }
 
+/// Validate group `g` and route its flows (`families`: each link's
+/// header family, from [`validate_link`]).
 fn resolve_group(
     sc: &Scenario,
     g: &FlowGroupConfig,
     at: &str,
-    graph: &Graph,
+    router: &mut Router,
+    families: &[Option<sim_core::HeaderFamily>],
 ) -> Result<ResolvedGroup, ScenarioError> {
+    let graph = router.graph();
     if g.name.is_empty() {
         return Err(err(format!("{at}.name"), "must not be empty"));
     }
@@ -572,6 +589,8 @@ fn resolve_group(
     } else {
         g.count
     };
+    // Built at the first flow, after its routes, as a per-flow check would.
+    let mut carried: Option<(sim_core::HeaderFamily, String)> = None;
     let mut routes = Vec::with_capacity(n as usize);
     for i in 0..n {
         let src_name = g.from.for_flow(i);
@@ -603,7 +622,7 @@ fn resolve_group(
                 }
                 links
             }
-            None => graph.shortest_path(src, dst, g.routing).ok_or_else(|| {
+            None => router.route(src, dst, g.routing).ok_or_else(|| {
                 err(
                     format!("{at}.to"),
                     format!(
@@ -621,11 +640,15 @@ fn resolve_group(
                 }
                 links
             }
-            None => graph.shortest_path(dst, src, g.routing).ok_or_else(|| {
+            None => router.route(dst, src, g.routing).ok_or_else(|| {
                 err(format!("{at}.from"), format!("no route back from `{dst_name}` to `{src_name}` for ACKs: add a reverse link or a reverse_path"))
             })?,
         };
-        check_header_family(g, &fwd, at, graph)?;
+        if carried.is_none() {
+            carried = Some(group_family(g, at)?);
+        }
+        let (family, who) = carried.as_ref().expect("set above");
+        check_header_family((*family, who), &fwd, at, graph, families)?;
         routes.push((fwd, rev));
     }
     Ok(ResolvedGroup {
@@ -636,40 +659,40 @@ fn resolve_group(
 
 use crate::scenario::NodeSel;
 
-/// Reject a flow whose congestion header family differs from what a link
-/// algorithm on its data path reads or writes.
-fn check_header_family(
+/// The congestion-header family group `g`'s flows carry, and the name of
+/// what carries it (the controller, or the traffic kind of a packet source).
+fn group_family(
     g: &FlowGroupConfig,
+    at: &str,
+) -> Result<(sim_core::HeaderFamily, String), ScenarioError> {
+    if g.traffic.is_packet_source() {
+        return Ok((sim_core::HeaderFamily::None, g.traffic.name().to_string()));
+    }
+    let cc = g.cc.clone().unwrap_or_default();
+    let ctl = cc
+        .build(g.packet_size.bounds().0.get() as u32)
+        .map_err(|e| err(format!("{at}.cc.{}", e.key), e.message))?;
+    Ok((ctl.header_family(), cc.name().to_string()))
+}
+
+/// Reject a flow whose congestion header family (`family`, carried by `who`)
+/// differs from what a link algorithm on its data path reads or writes
+/// (`families`, per link).
+fn check_header_family(
+    (family, who): (sim_core::HeaderFamily, &str),
     fwd: &[usize],
     at: &str,
     graph: &Graph,
+    families: &[Option<sim_core::HeaderFamily>],
 ) -> Result<(), ScenarioError> {
-    let (family, who) = if g.traffic.is_packet_source() {
-        (sim_core::HeaderFamily::None, g.traffic.name())
-    } else {
-        let cc = g.cc.clone().unwrap_or_default();
-        let ctl = cc
-            .build(g.packet_size.bounds().0.get() as u32)
-            .map_err(|e| err(format!("{at}.cc.{}", e.key), e.message))?;
-        (ctl.header_family(), cc.name())
-    };
     // A controller that reads network feedback needs a link that writes it.
     let mut served = family == sim_core::HeaderFamily::None;
     for &l in fwd {
         let link = &graph.links[l];
-        let ctx = LinkBuildCtx {
-            capacity: link.capacity,
-            delay: link.delay,
-            limit: link.buffer,
-        };
-        let algo = link
-            .algo
-            .build(&ctx)
-            .map_err(|e| err(format!("{}.algo.{}", link.origin, e.key), e.message))?;
-        if algo.header_family() == Some(family) {
+        if families[l] == Some(family) {
             served = true;
         }
-        if let Some(need) = algo.header_family() {
+        if let Some(need) = families[l] {
             if need != family {
                 return Err(err(
                     format!("{at}.cc"),

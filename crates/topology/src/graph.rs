@@ -1,6 +1,7 @@
 //! The network graph after preset expansion, and routing over it.
 
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::sync::Arc;
 
 use sim_core::{BufferLimit, Rate, SimDuration};
 
@@ -27,8 +28,9 @@ pub struct GraphLink {
     pub algo: LinkAlgoConfig,
     /// Loss probability.
     pub loss: f64,
-    /// Key path of the scenario entry this link came from (for error messages).
-    pub origin: String,
+    /// Key path of the scenario entry this link came from (for error messages);
+    /// shared by the links of one entry (a preset's thousands of access links).
+    pub origin: Arc<str>,
 }
 
 /// Nodes and unidirectional links.
@@ -42,6 +44,10 @@ pub struct Graph {
     pub links: Vec<GraphLink>,
     /// Outgoing link indices per node, in declaration order.
     pub out: Vec<Vec<usize>>,
+    /// The first-declared link per (from, to) pair of nodes.
+    between: HashMap<(usize, usize), usize>,
+    /// The links' origins, each stored once.
+    origins: HashMap<String, Arc<str>>,
 }
 
 impl Graph {
@@ -63,10 +69,7 @@ impl Graph {
 
     /// The link `from -> to`, if any (the first declared, if several).
     pub fn link_between(&self, from: usize, to: usize) -> Option<usize> {
-        self.out[from]
-            .iter()
-            .copied()
-            .find(|&l| self.links[l].to == to)
+        self.between.get(&(from, to)).copied()
     }
 
     /// Add the link(s) described by `p` between existing nodes `a` and `b`.
@@ -109,6 +112,14 @@ impl Graph {
         origin: &str,
     ) {
         let idx = self.links.len();
+        let origin = match self.origins.get(origin) {
+            Some(o) => o.clone(),
+            None => {
+                let o: Arc<str> = origin.into();
+                self.origins.insert(origin.to_string(), o.clone());
+                o
+            }
+        };
         self.links.push(GraphLink {
             name: format!("{}->{}", self.nodes[from], self.nodes[to]),
             from,
@@ -118,9 +129,10 @@ impl Graph {
             buffer,
             algo,
             loss,
-            origin: origin.to_string(),
+            origin,
         });
         self.out[from].push(idx);
+        self.between.entry((from, to)).or_insert(idx);
     }
 
     /// Links along an explicit node path; `Err(i)` if hop i (from node i to i+1) has no link.
@@ -134,7 +146,9 @@ impl Graph {
 
     /// Shortest path from `src` to `dst` as link indices, or `None` if unreachable.
     /// Costs are compared lexicographically: (hops, delay) or (delay, hops); ties go
-    /// to the first-declared link, so routes are deterministic.
+    /// to the first-declared link, so routes are deterministic. This is the plain
+    /// search, O(links) per call: to route many flows, use
+    /// [`crate::routing::Router`], which gives the same paths.
     pub fn shortest_path(&self, src: usize, dst: usize, routing: Routing) -> Option<Vec<usize>> {
         if src == dst {
             return None;
@@ -261,6 +275,6 @@ mod tests {
         assert_eq!(g.links[0].loss, 0.0);
         assert_eq!(g.links[1].loss, 0.5);
         assert_eq!(g.links[1].name, "y->x");
-        assert_eq!(g.links[1].origin, "links[0].reverse");
+        assert_eq!(&*g.links[1].origin, "links[0].reverse");
     }
 }

@@ -5,6 +5,7 @@
 //! - [`error`]: errors that name the key path and the line and column.
 //! - [`preset`]: dumbbell and parking lot, expanded into the generic [`graph`].
 //! - [`graph`]: nodes, unidirectional links, shortest-path routing.
+//! - [`routing`]: the same routes for many flows at once, in linear time.
 //! - [`per_flow`]: per-flow values of a group, fixed or drawn from a range.
 //! - [`sweep`]: `[sweep]` tables expanded into a [`sweep::Campaign`] of points.
 //! - [`build`]: validation into a [`Resolved`] scenario, then one
@@ -20,6 +21,7 @@ pub mod graph;
 pub mod limits;
 pub mod per_flow;
 pub mod preset;
+pub mod routing;
 pub mod scenario;
 pub mod sweep;
 pub mod transports;

@@ -309,7 +309,7 @@ pub struct ParkingLotConfig {
 }
 
 /// How a group's path is chosen when no explicit `path` is given.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Routing {
     /// Fewest hops (ties: lowest total delay, then first-declared links).
