@@ -3,6 +3,7 @@
 //! parts, one mean per point over its replications, and judged as a slope or a
 //! monotone shape. The verdicts render in the same table as `[[expect]]`.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use analysis::campaign::{read_part, RunFiles};
@@ -13,21 +14,72 @@ use topology::sweep::Campaign;
 
 use crate::expect::{g, Verdict};
 
-/// One run's rows: (scope, subject, metric, value).
-type Rows = Vec<(String, String, String, f64)>;
+/// A metric of a subject: (scope, subject, metric).
+type Key = (String, String, String);
+
+/// The values the campaign's curve expectations need, read from each part
+/// once: every check draws on the same parts, and a part holds every metric
+/// of every subject of its run (a large network's part is large).
+struct Parts<'a> {
+    c: &'a Campaign,
+    dir: &'a Path,
+    /// The metrics any check reads.
+    wanted: HashSet<Key>,
+    /// Per (point, replication): the wanted values its part holds.
+    read: HashMap<(usize, u32), HashMap<Key, f64>>,
+}
+
+impl<'a> Parts<'a> {
+    fn new(c: &'a Campaign, dir: &'a Path) -> Self {
+        let mut wanted = HashSet::new();
+        for check in &c.curves {
+            let e = &check.expect;
+            let key = |subject: &str| (e.scope.clone(), subject.to_string(), e.metric.clone());
+            wanted.insert(key(&e.subject));
+            if let Some(d) = &e.ratio_to {
+                wanted.insert(key(d));
+            }
+            if let Against::Metric(m) = &e.against {
+                wanted.insert((m.scope.clone(), m.subject.clone(), m.metric.clone()));
+            }
+        }
+        Parts {
+            c,
+            dir,
+            wanted,
+            read: HashMap::new(),
+        }
+    }
+
+    /// The wanted values of run (`p`, `r`), reading its part the first time.
+    fn run(&mut self, p: usize, r: u32) -> Result<&HashMap<Key, f64>, String> {
+        if !self.read.contains_key(&(p, r)) {
+            let f = RunFiles::new(self.dir, &self.c.points[p].hash, r);
+            let rows = read_part(&f.part).map_err(|e| e.to_string())?;
+            let mut got = HashMap::new();
+            for (scope, subject, metric, v) in rows {
+                let key = (scope, subject, metric);
+                if self.wanted.contains(&key) {
+                    got.entry(key).or_insert(v);
+                }
+            }
+            self.read.insert((p, r), got);
+        }
+        Ok(&self.read[&(p, r)])
+    }
+}
 
 /// `metric(subject)` in one run, or its ratio to `metric(ratio_to)`.
 fn value(
-    rows: &Rows,
+    run: &HashMap<Key, f64>,
     scope: &str,
     subject: &str,
     metric: &str,
     ratio_to: Option<&str>,
 ) -> Option<f64> {
     let get = |subject: &str| {
-        rows.iter()
-            .find(|(sc, su, m, _)| sc == scope && su == subject && m == metric)
-            .map(|r| r.3)
+        run.get(&(scope.to_string(), subject.to_string(), metric.to_string()))
+            .copied()
     };
     let x = get(subject)?;
     match ratio_to {
@@ -141,30 +193,23 @@ pub fn interpolate(curve: &[(f64, f64)], x: f64) -> Option<f64> {
 /// The (x, mean y) curve of `points`, in x order, inside the entry's x range;
 /// `Err` names a point where the metric is missing in every replication.
 fn curve_of(
-    c: &Campaign,
-    dir: &Path,
+    parts: &mut Parts<'_>,
     check: &CurveCheck,
     points: &[(usize, Option<f64>)],
 ) -> Result<Result<Vec<(f64, f64)>, String>, String> {
+    let c = parts.c;
     let e = &check.expect;
     let mut out = Vec::new();
     for &(p, px) in points {
         let (mut sy, mut ny, mut sx, mut nx) = (0.0, 0usize, 0.0, 0usize);
         for r in 0..c.replications {
-            let f = RunFiles::new(dir, &c.points[p].hash, r);
-            let rows = read_part(&f.part).map_err(|e| e.to_string())?;
-            if let Some(v) = value(
-                &rows,
-                &e.scope,
-                &e.subject,
-                &e.metric,
-                e.ratio_to.as_deref(),
-            ) {
+            let rows = parts.run(p, r)?;
+            if let Some(v) = value(rows, &e.scope, &e.subject, &e.metric, e.ratio_to.as_deref()) {
                 sy += v;
                 ny += 1;
             }
             if let Against::Metric(m) = &e.against {
-                if let Some(v) = value(&rows, &m.scope, &m.subject, &m.metric, None) {
+                if let Some(v) = value(rows, &m.scope, &m.subject, &m.metric, None) {
                     sx += v;
                     nx += 1;
                 }
@@ -190,13 +235,14 @@ fn curve_of(
 
 /// Evaluate every curve expectation of `c` on the finished store `dir`.
 pub fn evaluate(c: &Campaign, dir: &Path) -> Result<Vec<Verdict>, String> {
+    let mut parts = Parts::new(c, dir);
     let mut out = Vec::new();
     for check in &c.curves {
-        let mine = curve_of(c, dir, check, &check.points)?;
+        let mine = curve_of(&mut parts, check, &check.points)?;
         let other = if check.other.is_empty() {
             Ok(Vec::new())
         } else {
-            curve_of(c, dir, check, &check.other)?
+            curve_of(&mut parts, check, &check.other)?
         };
         out.push(match (mine, other) {
             (Ok(m), Ok(o)) => judge(check, &m, &o),

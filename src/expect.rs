@@ -5,7 +5,7 @@
 //! replication), summarised with a Student-t interval at the expectation's
 //! `level` (default 95 %).
 
-use analysis::{MetricValue, Summary};
+use analysis::{Metrics, Summary};
 use topology::scenario::{Expect, ExpectOp};
 
 /// The outcome of one expectation.
@@ -24,22 +24,16 @@ pub struct Verdict {
     pub text: Option<(String, String)>,
 }
 
-/// The value of `metric` for (`scope`, `subject`) in one replication's metrics.
-fn value(run: &[MetricValue], scope: &str, subject: &str, metric: &str) -> Option<f64> {
-    run.iter()
-        .find(|m| m.scope == scope && m.subject == subject && m.metric == metric)
-        .map(|m| m.value)
-}
-
-/// The per-replication values an expectation is judged on.
-fn samples(e: &Expect, runs: &[Vec<MetricValue>]) -> Vec<f64> {
-    runs.iter()
-        .filter_map(|run| {
-            let x = value(run, &e.scope, &e.subject, &e.metric)?;
+/// The per-replication values an expectation is judged on (looked up by
+/// index in `m`).
+fn samples(e: &Expect, m: &Metrics<'_>) -> Vec<f64> {
+    (0..m.replications())
+        .filter_map(|rep| {
+            let x = m.find_value(rep, &e.scope, &e.subject, &e.metric)?;
             match &e.ratio_to {
                 None => Some(x),
                 Some(den) => {
-                    let y = value(run, &e.scope, den, &e.metric)?;
+                    let y = m.find_value(rep, &e.scope, den, &e.metric)?;
                     Some(x / y).filter(|r| r.is_finite())
                 }
             }
@@ -47,13 +41,12 @@ fn samples(e: &Expect, runs: &[Vec<MetricValue>]) -> Vec<f64> {
         .collect()
 }
 
-/// Evaluate every expectation against the per-replication metrics (one list per
-/// replication, as `analysis::run_metrics` gives them).
-pub fn evaluate(expects: &[Expect], runs: &[Vec<MetricValue>]) -> Vec<Verdict> {
+/// Evaluate every expectation against the per-replication metrics of `m`.
+pub fn evaluate(expects: &[Expect], m: &Metrics<'_>) -> Vec<Verdict> {
     expects
         .iter()
         .map(|e| {
-            let xs = samples(e, runs);
+            let xs = samples(e, m);
             let s = Summary::with_level(&xs, e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL));
             let got = (s.n > 0).then_some((s.mean, s.half_width, s.n));
             let (pass, rule) = match got {
@@ -274,25 +267,54 @@ mod tests {
         assert!(!judge(&exp(ExpectOp::AtMost, 0.99, None, None), 0.995, 0.0).0);
     }
 
-    fn run(a: f64, b: f64) -> Vec<MetricValue> {
-        let m = |subject: &str, value| MetricValue {
-            scope: "group",
-            subject: subject.into(),
-            metric: "goodput_bps".into(),
-            value,
+    /// One replication in which group `a`'s one flow has a goodput of `a`
+    /// bytes/s and group `b`'s of `b` (bits/s: 8 times that).
+    fn run(a: u64, b: u64) -> sim_core::RunOutput {
+        let flow = |id: u32, group: u32, bytes: u64| sim_core::FlowReport {
+            flow: sim_core::FlowId(id),
+            group: sim_core::GroupId(group),
+            start: sim_core::SimTime::ZERO,
+            finish: None,
+            active_secs: 1.0,
+            counters: sim_core::FlowCounters {
+                goodput_bytes: bytes,
+                ..Default::default()
+            },
+            total: Default::default(),
         };
-        vec![m("a", a), m("b", b)]
+        sim_core::RunOutput {
+            replication: 0,
+            seed: 1,
+            events: 1,
+            end_secs: 1.0,
+            window_secs: 1.0,
+            flows: vec![flow(0, 0, a), flow(1, 1, b)],
+            links: Vec::new(),
+            series: Vec::new(),
+            overload: None,
+        }
+    }
+
+    fn set(runs: Vec<sim_core::RunOutput>) -> analysis::RunSet {
+        analysis::RunSet {
+            meta: analysis::RunMeta {
+                group_names: vec!["a".into(), "b".into()],
+                ..Default::default()
+            },
+            runs,
+            wall_secs: Vec::new(),
+        }
     }
 
     #[test]
     fn ratios_are_formed_per_replication_and_summarised_at_the_level_asked() {
         // Replications: a/b = 2/1, 3/1, 4/1 -> ratios 2, 3, 4 (the ratio of the
         // means, 3/1, happens to agree; the interval comes from the ratios).
-        let runs = vec![run(2.0, 1.0), run(3.0, 1.0), run(4.0, 1.0)];
+        let runs = set(vec![run(2, 1), run(3, 1), run(4, 1)]);
         let mut e = exp(ExpectOp::Approx, 3.0, Some(0.01), None);
         e.ratio_to = Some("b".into());
         e.level = Some(0.90);
-        let v = &evaluate(&[e], &runs)[0];
+        let v = &evaluate(&[e], &Metrics::new(&runs))[0];
         let (mean, half, n) = v.got.unwrap();
         assert_eq!((mean, n), (3.0, 3));
         // sd = 1, t_{0.95, 2} = 2.919986 (Student-t table), half = t * 1 / sqrt(3).
@@ -302,10 +324,10 @@ mod tests {
 
     #[test]
     fn a_ratio_with_a_missing_denominator_is_reported_not_guessed() {
-        let runs = vec![run(2.0, 1.0)];
+        let runs = set(vec![run(2, 1)]);
         let mut e = exp(ExpectOp::Approx, 2.0, Some(0.01), None);
         e.ratio_to = Some("nobody".into());
-        let v = &evaluate(&[e], &runs)[0];
+        let v = &evaluate(&[e], &Metrics::new(&runs))[0];
         assert!(v.got.is_none() && !v.pass);
         assert!(v.rule.contains("`nobody`"), "{}", v.rule);
     }

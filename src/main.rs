@@ -26,6 +26,8 @@ mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
+use std::time::Instant;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use topology::Resolved;
@@ -190,6 +192,7 @@ struct SlurmArgs {
 }
 
 fn main() -> ExitCode {
+    started();
     let cli = Cli::parse();
     let res = match cli.cmd {
         Cmd::Run(args) => cmd_run(args),
@@ -345,9 +348,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&resolved.name));
-    let (set, total_wall_secs) = runner::run_set(&resolved, a.threads, !a.quiet)?;
-    let tables = analysis::build_tables(&set).map_err(|e| e.to_string())?;
-    let rows = analysis::summary_rows(&set);
+    let (set, timing) = runner::run_set(&resolved, a.threads, !a.quiet)?;
+    let metrics = analysis::Metrics::new(&set);
 
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
@@ -357,36 +359,36 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     analysis::write::remove_if_exists(&marker).map_err(|e| e.to_string())?;
     let format = a.format.format();
     let mut written =
-        analysis::write_tables(&out_dir, &tables, format).map_err(|e| e.to_string())?;
+        analysis::write_tables(&out_dir, &metrics, format).map_err(|e| e.to_string())?;
     if a.plot {
-        written.extend(analysis::plot::plot_all(&out_dir, &set, &rows).map_err(|e| e.to_string())?);
+        written.extend(analysis::plot::plot_all(&out_dir, &metrics).map_err(|e| e.to_string())?);
     }
 
-    let mut summary = String::new();
-    summary.push_str(&format!(
+    let mut body = analysis::report::render_report(&metrics);
+    if let Some(mm) = maxmin_report::section(&resolved, &metrics) {
+        body.push_str(&mm);
+    }
+    let verdicts = expect::evaluate(&resolved.scenario.expect, &metrics);
+    if !verdicts.is_empty() {
+        body.push_str("\nReference values\n");
+        body.push_str(&expect::render(&[(
+            resolved.name.clone(),
+            verdicts.as_slice(),
+        )]));
+    }
+    // The header goes last, once everything it times is done.
+    let mut summary = format!(
         "netsim {} | {} | seed {seed} | {reps} replication(s) | {}\n",
         env!("CARGO_PKG_VERSION"),
         resolved.name,
         performance_line(
             &set,
-            total_wall_secs,
-            resolved.scenario.run.duration.as_secs_f64()
+            timing,
+            resolved.scenario.run.duration.as_secs_f64(),
+            a.threads,
         ),
-    ));
-    summary.push_str(&analysis::report::render_report(&set, &rows));
-
-    let per_rep = runner::per_replication_metrics(&set);
-    if let Some(mm) = maxmin_report::section(&resolved, &per_rep) {
-        summary.push_str(&mm);
-    }
-    let verdicts = expect::evaluate(&resolved.scenario.expect, &per_rep);
-    if !verdicts.is_empty() {
-        summary.push_str("\nReference values\n");
-        summary.push_str(&expect::render(&[(
-            resolved.name.clone(),
-            verdicts.as_slice(),
-        )]));
-    }
+    );
+    summary.push_str(&body);
     analysis::write_atomic(&out_dir.join("report.txt"), summary.as_bytes())
         .map_err(|e| e.to_string())?;
 
@@ -424,10 +426,18 @@ pub(crate) fn say(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
-/// Speed of the run, per wall-clock second over all threads: simulated seconds,
-/// events, and packets across the busiest link (whole runs, warm-up included).
-fn performance_line(set: &analysis::RunSet, wall: f64, duration_s: f64) -> String {
-    let wall_pos = wall.max(1e-9);
+/// Where the time went and how fast the engine ran: the event loops' time
+/// (summed over replications), the whole run's (process start to report:
+/// parsing, building, simulating, tables, plots), the process's peak memory,
+/// and per second of event loop: simulated seconds, events, and packets
+/// across the busiest link (whole runs, warm-up included).
+fn performance_line(
+    set: &analysis::RunSet,
+    timing: runner::Timing,
+    duration_s: f64,
+    threads: usize,
+) -> String {
+    let loop_pos = timing.loop_secs.max(1e-9);
     let events: u64 = set.runs.iter().map(|r| r.events).sum();
     let sim_secs = set.runs.len() as f64 * duration_s;
     let mut per_link: Vec<u64> = Vec::new();
@@ -445,15 +455,40 @@ fn performance_line(set: &analysis::RunSet, wall: f64, duration_s: f64) -> Strin
         Some((i, &p)) => format!(
             " | busiest link {}: {:.3e} pkts/s",
             set.meta.link_names.get(i).map_or("?", String::as_str),
-            p as f64 / wall_pos
+            p as f64 / loop_pos
         ),
         None => String::new(),
     };
+    let reps = set.runs.len();
+    let loops = if reps > 1 && threads != 1 {
+        format!(
+            "event loops {:.2} s summed over {reps} replications",
+            timing.loop_secs
+        )
+    } else {
+        format!("event loop {:.2} s", timing.loop_secs)
+    };
+    let memory = peak_memory_mb().map_or(String::new(), |mb| format!(" | peak memory {mb:.0} MB"));
     format!(
-        "{wall:.2} s wall | {:.1} simulated s/s | {:.3e} events/s{link}",
-        sim_secs / wall_pos,
-        events as f64 / wall_pos,
+        "{loops} | whole run {:.2} s{memory} | {:.1} simulated s/s | {:.3e} events/s{link}",
+        started().elapsed().as_secs_f64(),
+        sim_secs / loop_pos,
+        events as f64 / loop_pos,
     )
+}
+
+/// When the process started (the first call, made at the top of `main`).
+pub(crate) fn started() -> Instant {
+    static START: OnceLock<Instant> = OnceLock::new();
+    *START.get_or_init(Instant::now)
+}
+
+/// The process's peak resident memory so far, MB (Linux; `None` elsewhere).
+pub(crate) fn peak_memory_mb() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
 }
 
 fn cmd_plot_xy(

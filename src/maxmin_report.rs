@@ -8,12 +8,12 @@
 //! processes come and go and are left out (the section says so).
 
 use analysis::maxmin::{max_min, Demand};
-use analysis::MetricValue;
+use analysis::Metrics;
 use protocols::traffic::TrafficConfig;
 use topology::Resolved;
 
 /// The section's text, or `None` when no group runs an explicit-rate controller.
-pub fn section(resolved: &Resolved, runs: &[Vec<MetricValue>]) -> Option<String> {
+pub fn section(resolved: &Resolved, m: &Metrics<'_>) -> Option<String> {
     let explicit: Vec<usize> = resolved
         .groups
         .iter()
@@ -52,15 +52,8 @@ pub fn section(resolved: &Resolved, runs: &[Vec<MetricValue>]) -> Option<String>
     }
     let rates = max_min(&caps, &demands);
     let measured = |name: &str| {
-        let xs: Vec<f64> = runs
-            .iter()
-            .filter_map(|run| {
-                run.iter()
-                    .find(|m| {
-                        m.scope == "group" && m.subject == name && m.metric == "throughput_bps"
-                    })
-                    .map(|m| m.value)
-            })
+        let xs: Vec<f64> = (0..m.replications())
+            .filter_map(|rep| m.find_value(rep, "group", name, "throughput_bps"))
             .collect();
         (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
     };
@@ -71,14 +64,14 @@ pub fn section(resolved: &Resolved, runs: &[Vec<MetricValue>]) -> Option<String>
         "max-min share/flow (Mb/s)".to_string(),
         "ratio".to_string(),
     ]];
+    // Each group's flows' shares, in one pass.
+    let mut shares: Vec<Vec<f64>> = vec![Vec::new(); resolved.groups.len()];
+    for (o, r) in owner.iter().zip(&rates) {
+        shares[*o].push(*r);
+    }
     for gi in explicit {
         let g = &resolved.groups[gi];
-        let shares: Vec<f64> = owner
-            .iter()
-            .zip(&rates)
-            .filter(|(o, _)| **o == gi)
-            .map(|(_, r)| *r)
-            .collect();
+        let shares = &shares[gi];
         if shares.is_empty() {
             continue;
         }

@@ -124,10 +124,7 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
     for (i, (path, resolved)) in selected.iter().enumerate() {
         let t = Instant::now();
         let (set, _) = runner::run_set(resolved, o.threads, false)?;
-        let verdicts = expect::evaluate(
-            &resolved.scenario.expect,
-            &runner::per_replication_metrics(&set),
-        );
+        let verdicts = expect::evaluate(&resolved.scenario.expect, &analysis::Metrics::new(&set));
         let passed = verdicts.iter().filter(|v| v.pass).count();
         eprintln!(
             "[{}/{}] {}: {passed}/{} reference values ({:.1} s)",

@@ -11,10 +11,8 @@ use topology::{Resolved, ScenarioError};
 pub struct Runs {
     /// One output per replication, sorted by replication index.
     pub outputs: Vec<RunOutput>,
-    /// Wall-clock seconds per replication.
+    /// Wall-clock seconds of each replication's event loop.
     pub wall_secs: Vec<f64>,
-    /// Wall-clock seconds for the whole set.
-    pub total_wall_secs: f64,
 }
 
 /// Run `reps` replications of `resolved` with master seed `seed` on `threads`
@@ -102,13 +100,8 @@ pub fn run_all(
             .collect::<Result<Vec<_>, String>>()
     })?;
     bar.finish_and_clear();
-    let total_wall_secs = t0.elapsed().as_secs_f64();
     let (outputs, wall_secs) = results.into_iter().unzip();
-    Ok(Runs {
-        outputs,
-        wall_secs,
-        total_wall_secs,
-    })
+    Ok(Runs { outputs, wall_secs })
 }
 
 /// The error of a replication that the engine stopped because the network
@@ -153,29 +146,32 @@ pub fn run_meta(resolved: &Resolved) -> analysis::RunMeta {
     }
 }
 
+/// Where the wall-clock time of a set of replications went.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Timing {
+    /// Seconds in the replications' event loops, summed over replications
+    /// (with several worker threads, more than the wall-clock time).
+    pub loop_secs: f64,
+}
+
 /// Run the replications of `resolved` (its own seed and count) and gather them
-/// with the names the analysis needs; also returns the set's wall-clock seconds.
+/// with the names the analysis needs; also returns where the time went.
 pub fn run_set(
     resolved: &Resolved,
     threads: usize,
     progress: bool,
-) -> Result<(analysis::RunSet, f64), String> {
+) -> Result<(analysis::RunSet, Timing), String> {
     let run = &resolved.scenario.run;
     let runs = run_all(resolved, run.seed, run.replications, threads, progress)?;
+    let timing = Timing {
+        loop_secs: runs.wall_secs.iter().sum(),
+    };
     let set = analysis::RunSet {
         meta: run_meta(resolved),
         runs: runs.outputs,
         wall_secs: runs.wall_secs,
     };
-    Ok((set, runs.total_wall_secs))
-}
-
-/// The metrics of every replication of `set`, in replication order (what
-/// `[[expect]]` entries are judged on).
-pub fn per_replication_metrics(set: &analysis::RunSet) -> Vec<Vec<analysis::MetricValue>> {
-    (0..set.runs.len())
-        .map(|i| analysis::run_metrics(set, i))
-        .collect()
+    Ok((set, timing))
 }
 
 #[cfg(test)]

@@ -405,7 +405,9 @@ fn execute(
             }));
             bar.inc((weight as u64).saturating_sub(shown));
             let written = match outcome {
-                Ok(Ok(metrics)) => f.write_part(&metrics).map(|()| true),
+                Ok(Ok(set)) => f
+                    .write_part(&analysis::Metrics::new(&set), 0)
+                    .map(|()| true),
                 Ok(Err(e)) => f.write_failed(&e).map(|()| false),
                 Err(payload) => f
                     .write_failed(&format!("panicked: {}", panic_text(&payload)))
@@ -443,13 +445,13 @@ fn execute(
     Ok(counts.failed.load(Ordering::Relaxed))
 }
 
-/// One run: build, simulate, and compute its metrics. `progress` receives the
-/// fraction of simulated time done.
+/// One run: build and simulate it, as a set of one replication. `progress`
+/// receives the fraction of simulated time done.
 fn run_one(
     point: &Point,
     rep: u32,
     progress: &mut dyn FnMut(f64),
-) -> Result<Vec<analysis::MetricValue>, String> {
+) -> Result<analysis::RunSet, String> {
     let r = &point.resolved;
     let sim = r.build(point.seed, rep).map_err(|e| e.to_string())?;
     let duration = r.scenario.run.duration.as_secs_f64().max(1e-12);
@@ -461,12 +463,11 @@ fn run_one(
         return Err(crate::runner::overload_error(r, rep, o));
     }
     let wall = t.elapsed().as_secs_f64();
-    let set = analysis::RunSet {
+    Ok(analysis::RunSet {
         meta: crate::runner::run_meta(r),
         runs: vec![out],
         wall_secs: vec![wall],
-    };
-    Ok(analysis::run_metrics(&set, 0))
+    })
 }
 
 fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {

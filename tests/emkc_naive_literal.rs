@@ -12,11 +12,11 @@
 //!
 //! "Smooth" and "oscillates" use the files' own statistic, `send_rate_spread`
 //! (x1's sampled rate's (max - min) / mean over the measurement window,
-//! [`group_send_rate`]), each stretch run as the file's window: the files'
+//! [`send_rate_of`]), each stretch run as the file's window: the files'
 //! check calls > 0.5 oscillation, and smooth here is under a fifth of that
 //! (0.1; the proper run swings 2.6 %).
 
-use analysis::dynamics::group_send_rate;
+use analysis::dynamics::send_rate_of;
 use topology::sweep::set_path;
 use topology::Resolved;
 
@@ -43,7 +43,7 @@ fn spread(text: &str, a: u32, b: u32) -> f64 {
     // x1 is the file's first group, of one flow.
     let x1: Vec<_> = out.flows.iter().filter(|f| f.group.0 == 0).collect();
     assert_eq!(x1.len(), 1);
-    group_send_rate(&out, &x1).spread.unwrap()
+    send_rate_of(&out, &x1).spread.unwrap()
 }
 
 #[test]

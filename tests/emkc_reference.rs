@@ -15,7 +15,7 @@
 //! flows, 215.2 Mb/s (the fluid max-min EMKC equilibrium of e5-7, x2's
 //! largest).
 
-use analysis::dynamics::group_send_rate;
+use analysis::dynamics::send_rate_of;
 use sim_core::GroupId;
 use topology::Resolved;
 
@@ -41,7 +41,7 @@ fn peaks(seed: u64, secs: u32) -> (f64, f64) {
             .iter()
             .find(|f| f.group == GroupId(group))
             .unwrap();
-        group_send_rate(&out, &[f]).max.unwrap()
+        send_rate_of(&out, &[f]).max.unwrap()
     };
     (peak(0), peak(1))
 }

@@ -18,7 +18,7 @@
 //! session 19: T2's rates read 2.9 % below the link's arrivals with the
 //! default `restart`).
 
-use analysis::dynamics::group_send_rate;
+use analysis::dynamics::send_rate_of;
 use topology::Resolved;
 
 /// Summed `send_rate_bps` of the flows and the bottleneck's arrival rate
@@ -33,7 +33,7 @@ fn rates_and_arrivals(src: &str) -> (f64, f64) {
     let rates: f64 = out
         .flows
         .iter()
-        .map(|f| group_send_rate(&out, &[f]).mean.unwrap())
+        .map(|f| send_rate_of(&out, &[f]).mean.unwrap())
         .sum();
     let bottleneck = out.links.iter().find(|l| l.name == "r1->r2").unwrap();
     let arrived = bottleneck.counters.arrived.bytes as f64 * 8.0 / window;

@@ -28,7 +28,7 @@
 //! Tolerances are justified beside each check; every case runs a complete
 //! packet-level simulation (a few hundred thousand packets).
 
-use analysis::dynamics::{group_send_rate, link_series_stats};
+use analysis::dynamics::{link_series_stats, send_rate_of};
 use analysis::maxmin::{max_min, Demand};
 use proptest::prelude::*;
 use protocols::cc::jetmax::JetMaxCcConfig;
@@ -90,7 +90,7 @@ fn run(src: &str) -> RunOutput {
 fn flow_rates(out: &RunOutput) -> Vec<f64> {
     out.flows
         .iter()
-        .map(|f| group_send_rate(out, &[f]).mean.unwrap_or(0.0))
+        .map(|f| send_rate_of(out, &[f]).mean.unwrap_or(0.0))
         .collect()
 }
 
@@ -161,7 +161,7 @@ fn emkc_single_flow_near_beta_two_settles() {
         // window span less than 5 % of their mean (one 1000-B packet is
         // 0.4 % of an interval's count; the unstable case spanned > 100 %).
         let flow = &out.flows[0];
-        let s = group_send_rate(&out, &[flow]);
+        let s = send_rate_of(&out, &[flow]);
         let spread = s.spread.unwrap();
         assert!(spread < 0.05, "beta {beta}: spread {spread}");
     }
@@ -570,7 +570,7 @@ fn jetmax_floor_cycle_is_cured_by_the_floor_or_by_pacing() {
     };
     let default_floor = run(&jetmax_scenario(mbps, &rtts, tau, opts));
     let flows: Vec<_> = default_floor.flows.iter().collect();
-    let rates = group_send_rate(&default_floor, &flows);
+    let rates = send_rate_of(&default_floor, &flows);
     assert!(
         check_max_min(&default_floor, mbps).is_err(),
         "the floor cycle is gone: {:?}",
@@ -599,7 +599,7 @@ fn jetmax_floor_cycle_is_cured_by_the_floor_or_by_pacing() {
         let cured = run(&jetmax_scenario(mbps, &rtts, tau, cure));
         check_max_min(&cured, mbps).unwrap();
         let flows: Vec<_> = cured.flows.iter().collect();
-        let rates = group_send_rate(&cured, &flows);
+        let rates = send_rate_of(&cured, &flows);
         // Off the floor for the whole window, within 3 % of the share.
         assert!(
             rates.min.unwrap() > 0.97 * f64::from(mbps) * 1e6 / rtts.len() as f64,

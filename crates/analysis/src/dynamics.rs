@@ -17,17 +17,15 @@
 //! Both need the `flow_rate` series and an `x* > 0`; otherwise they are
 //! undefined (no summary row).
 
-use std::collections::BTreeSet;
-
-use sim_core::{FlowId, FlowReport, RunOutput, Subject};
+use sim_core::{FlowReport, RunOutput, SeriesPoint, Subject};
 
 /// Half-width of the settling band, as a fraction of the settled rate (10 %).
 pub const SETTLE_BAND: f64 = 0.1;
 
-/// `(settle_s, overshoot)` of a group's `flows` in `run`, with the settled
-/// rate `reference` (bits/s).
+/// `(settle_s, overshoot)` of a group's `flows`, from `points`, their samples
+/// in series order, with the settled rate `reference` (bits/s).
 pub fn group_dynamics(
-    run: &RunOutput,
+    points: &[&SeriesPoint],
     flows: &[&FlowReport],
     reference: Option<f64>,
 ) -> (Option<f64>, Option<f64>) {
@@ -37,14 +35,10 @@ pub fn group_dynamics(
     let Some(t0) = flows.iter().map(|f| f.start.as_secs_f64()).reduce(f64::max) else {
         return (None, None);
     };
-    let members: BTreeSet<FlowId> = flows.iter().map(|f| f.flow).collect();
     // The engine samples in time order, every flow at one instant together.
     let mut samples: Vec<(f64, f64, u32)> = Vec::new();
-    for p in &run.series {
-        let Subject::Flow(id) = p.subject else {
-            continue;
-        };
-        if p.metric != "throughput_bps" || p.time <= t0 || !members.contains(&id) {
+    for p in points {
+        if p.metric != "throughput_bps" || p.time <= t0 {
             continue;
         }
         match samples.last_mut() {
@@ -94,12 +88,11 @@ pub struct SendRate {
     pub peak_at: Option<f64>,
 }
 
-/// The sending-rate metrics of a group's `flows` in `run`, from the
-/// controllers' own rate (the `rate_bps` points of the `flow_rate` series; the
-/// rate the papers of the explicit-rate family plot, which may exceed what
-/// the path delivers).
-pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
-    let members: BTreeSet<FlowId> = flows.iter().map(|f| f.flow).collect();
+/// The sending-rate metrics of a group in `run`, from `points`, its flows'
+/// samples in series order: the controllers' own rate (the `rate_bps` points
+/// of the `flow_rate` series; the rate the papers of the explicit-rate family
+/// plot, which may exceed what the path delivers).
+pub fn group_send_rate(points: &[&SeriesPoint], run: &RunOutput) -> SendRate {
     let window_start = run.end_secs - run.window_secs;
     let mut peak: Option<(f64, f64)> = None;
     let (mut min, mut max): (Option<f64>, Option<f64>) = (None, None);
@@ -114,11 +107,8 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
         }
         _ => v.push((time, x, 1)),
     };
-    for p in &run.series {
-        let Subject::Flow(id) = p.subject else {
-            continue;
-        };
-        if !p.value.is_finite() || !members.contains(&id) {
+    for p in points {
+        if !p.value.is_finite() {
             continue;
         }
         if p.metric == "rate_avg_bps" {
@@ -163,6 +153,20 @@ pub fn group_send_rate(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
         peak: peak.map(|p| p.0),
         peak_at: peak.map(|p| p.1),
     }
+}
+
+/// [`group_send_rate`] of `flows` in `run`, picking their samples out of the
+/// series (one pass over it; for a one-off question, where [`crate::Metrics`]
+/// buckets every group's samples at once).
+pub fn send_rate_of(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
+    let members: std::collections::BTreeSet<sim_core::FlowId> =
+        flows.iter().map(|f| f.flow).collect();
+    let points: Vec<&SeriesPoint> = run
+        .series
+        .iter()
+        .filter(|p| matches!(p.subject, Subject::Flow(id) if members.contains(&id)))
+        .collect();
+    group_send_rate(&points, run)
 }
 
 /// What one link's sampled `link_rate` series says (see [`link_series_stats`]).
@@ -236,7 +240,7 @@ pub fn link_series_stats(run: &RunOutput) -> Vec<LinkSeriesStats> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{FlowCounters, GroupId, LinkId, SeriesPoint, SimTime};
+    use sim_core::{FlowCounters, FlowId, GroupId, LinkId, SimTime};
 
     fn flow(id: u32, start: f64) -> FlowReport {
         FlowReport {
@@ -248,6 +252,15 @@ mod tests {
             counters: FlowCounters::default(),
             total: FlowCounters::default(),
         }
+    }
+
+    /// The samples of flows `ids` in `r`, in series order (what
+    /// `Metrics` hands a group).
+    fn of<'a>(r: &'a RunOutput, ids: &[u32]) -> Vec<&'a SeriesPoint> {
+        r.series
+            .iter()
+            .filter(|p| matches!(p.subject, Subject::Flow(f) if ids.contains(&f.0)))
+            .collect()
     }
 
     fn run(points: &[(f64, u32, f64)]) -> RunOutput {
@@ -289,7 +302,7 @@ mod tests {
         ];
         let r = run(&pts);
         let (a, b) = (flow(0, 0.0), flow(1, 1.0));
-        let (settle, over) = group_dynamics(&r, &[&a, &b], Some(1.0));
+        let (settle, over) = group_dynamics(&of(&r, &[0, 1]), &[&a, &b], Some(1.0));
         assert_eq!(settle, Some(2.0 - 1.0));
         assert!((over.unwrap() - 2.0).abs() < 1e-12);
     }
@@ -298,16 +311,25 @@ mod tests {
     fn a_group_that_never_leaves_the_band_settles_at_once_without_overshoot() {
         let r = run(&[(1.0, 0, 0.95), (2.0, 0, 1.0)]);
         let a = flow(0, 0.5);
-        assert_eq!(group_dynamics(&r, &[&a], Some(1.0)), (Some(0.0), Some(0.0)));
+        assert_eq!(
+            group_dynamics(&of(&r, &[0]), &[&a], Some(1.0)),
+            (Some(0.0), Some(0.0))
+        );
     }
 
     #[test]
     fn no_series_or_no_rate_means_undefined() {
         let a = flow(0, 0.0);
-        assert_eq!(group_dynamics(&run(&[]), &[&a], Some(1.0)), (None, None));
+        assert_eq!(
+            group_dynamics(&of(&run(&[]), &[0]), &[&a], Some(1.0)),
+            (None, None)
+        );
         let r = run(&[(1.0, 0, 1.0)]);
-        assert_eq!(group_dynamics(&r, &[&a], None), (None, None));
-        assert_eq!(group_dynamics(&r, &[&a], Some(0.0)), (None, None));
+        assert_eq!(group_dynamics(&of(&r, &[0]), &[&a], None), (None, None));
+        assert_eq!(
+            group_dynamics(&of(&r, &[0]), &[&a], Some(0.0)),
+            (None, None)
+        );
     }
 
     #[test]
@@ -327,14 +349,14 @@ mod tests {
                 .push(SeriesPoint::new(t, Subject::Flow(FlowId(f)), "rate_bps", v));
         }
         let (f0, f1) = (flow(0, 0.0), flow(1, 0.0));
-        let s = group_send_rate(&r, &[&f0, &f1]);
+        let s = group_send_rate(&of(&r, &[f0.flow.0, f1.flow.0]), &r);
         assert_eq!(s.mean, Some(4.0));
         assert_eq!(s.spread, Some(0.5));
         // Per member, in the window: 2 (flow 1 at 6 s) .. 6 (flow 0 at 8 s).
         assert_eq!((s.min, s.max), (Some(2.0), Some(6.0)));
         assert_eq!((s.peak, s.peak_at), (Some(30.0), Some(1.0)));
         // One member alone.
-        let s = group_send_rate(&r, &[&f1]);
+        let s = group_send_rate(&of(&r, &[f1.flow.0]), &r);
         assert_eq!(
             (s.mean, s.peak, s.spread),
             (Some(3.0), Some(4.0), Some(2.0 / 3.0))
@@ -363,7 +385,7 @@ mod tests {
                 .push(SeriesPoint::new(t, Subject::Flow(FlowId(f)), m, v));
         }
         let (f0, f1) = (flow(0, 0.0), flow(1, 0.0));
-        let s = group_send_rate(&r, &[&f0, &f1]);
+        let s = group_send_rate(&of(&r, &[f0.flow.0, f1.flow.0]), &r);
         assert_eq!(s.mean, Some(2.5));
         assert_eq!(s.spread, Some(0.5));
         assert_eq!((s.min, s.max, s.peak), (Some(2.0), Some(6.0), Some(6.0)));

@@ -8,11 +8,13 @@
 //! ## Layers
 //! - [`stats`]: [`Summary`] (mean, sample standard deviation and a Student-t
 //!   confidence half-width with n-1 degrees of freedom) and Jain's fairness index.
+//! - [`metrics`]: every metric of every replication ([`Metrics`]), computed
+//!   once and looked up by index: what the tables, summary, report, plots and
+//!   reference-value checks all read.
 //! - [`tables`]: tidy long-format polars tables (`runs`, `flows`, `links`,
-//!   `summary`, `series`) built from a [`RunSet`].
-//! - [`summary`]: per-replication metrics summarised across replications, as
-//!   [`SummaryRow`]s, the plain-Rust form of the summary table that the CLI checks
-//!   reference values against with [`lookup`].
+//!   `series`) built from a [`RunSet`], in batches.
+//! - [`summary`]: per-replication metrics summarised across replications: the
+//!   `summary` table, in batches, and [`SummaryRow`], a row read back.
 //! - [`mod@write`]: Parquet or CSV files, and [`write_atomic`] for any other file. Every
 //!   file is written to a temporary name in the same directory, fsynced, then
 //!   renamed: a crash never leaves a half file under the final name.
@@ -36,8 +38,15 @@
 //! A metric is first computed *per replication* (e.g. the mean goodput of a group's
 //! flows in replication 3), then summarised *across* replications: the confidence
 //! interval says how well the replications pin the metric down, not how much flows
-//! differ from one another. `summary_rows` does this once; the report, the plots and
-//! the `summary` table all read the same rows, so they never disagree.
+//! differ from one another. [`Metrics`] holds the per-replication values once; the
+//! report, the plots, the reference checks and the `summary` table all summarise
+//! the same values, so they never disagree.
+//!
+//! ## Cost
+//! Everything here is linear in the network's size: subjects and metrics are
+//! found by index, never by scanning rows, and the tables that grow with the
+//! network are written in batches as they are built ([`write::write_table`]),
+//! never held whole or as rows of strings.
 //!
 //! ## Ordering and determinism
 //! Rows follow replication order, then arena (id) order; `series` keeps the
@@ -59,6 +68,7 @@ pub mod dynamics;
 pub mod error;
 pub mod fairness;
 pub mod maxmin;
+pub mod metrics;
 pub mod models;
 pub mod plot;
 pub mod plot_sweep;
@@ -71,9 +81,10 @@ pub mod write;
 
 pub use error::AnalysisError;
 pub use fairness::FairnessSpec;
+pub use metrics::{Metrics, Scope, WALL_CLOCK_METRICS};
 pub use plot::PlotFormat;
 pub use read::{find_table, read_table};
 pub use stats::{jain, Summary};
-pub use summary::{lookup, run_metrics, summary_rows, MetricValue, SummaryRow};
-pub use tables::{build_tables, RunMeta, RunSet, Tables};
-pub use write::{write_atomic, write_tables, Format};
+pub use summary::{summary_rows, SummaryRow};
+pub use tables::{RunMeta, RunSet};
+pub use write::{write_atomic, write_table, write_tables, Format};

@@ -7,12 +7,14 @@
 //!   buckets, which keeps every spike.
 //! - `summary_goodput`: mean goodput per flow of each group, 95 % CI whiskers.
 //! - `summary_utilisation`: utilisation of each notable link (see
-//!   [`notable_links`]), 95 % CI whiskers.
+//!   [`Metrics::notable_links`]), 95 % CI whiskers.
 //!
 //! Text uses the DejaVu Sans font embedded by the `dejavu` crate (no system fonts),
 //! registered once as `"sans-serif"`. Files are rendered under a temporary name and
 //! renamed, like every other result file.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -23,9 +25,11 @@ use polars::prelude::DataFrame;
 use sim_core::Subject;
 
 use crate::error::AnalysisError;
+use crate::metrics::{notable, LinkLoad, Metrics, Scope};
 use crate::read::{find_table, floats, read_table, rows_from_table, strings};
-use crate::summary::{lookup, notable_links, subjects, SummaryRow};
-use crate::tables::{RunSet, SubjectLabels};
+use crate::stats::Summary;
+use crate::summary::SummaryRow;
+use crate::tables::Labels;
 use crate::write::{commit, temp_path, write_atomic};
 
 /// Image format of a chart.
@@ -111,61 +115,76 @@ pub(crate) fn axis(metric: &str) -> (String, f64) {
     (format!("{} ({unit})", name.replace('_', " ")), k)
 }
 
-/// Append a point to the line of `(kind, metric, subject)`, creating chart and line
-/// in first-seen order.
-fn push_point(
-    charts: &mut Vec<SeriesChart>,
-    kind: &str,
-    metric: &str,
-    subject: &str,
-    p: (f64, f64),
-) {
-    let ci = match charts
-        .iter()
-        .position(|c| c.kind == kind && c.metric == metric)
-    {
-        Some(i) => i,
-        None => {
-            charts.push(SeriesChart {
-                kind: kind.into(),
-                metric: metric.into(),
-                lines: Vec::new(),
-                hidden: 0,
-            });
-            charts.len() - 1
+/// Time-series charts under construction, with an index of each chart's
+/// lines by subject: adding a point costs the same however many lines there
+/// are.
+#[derive(Default)]
+struct ChartSet {
+    charts: Vec<SeriesChart>,
+    /// Per chart: line index by subject.
+    lines: Vec<HashMap<String, usize>>,
+}
+
+impl ChartSet {
+    /// Append a point to the line of `(kind, metric, subject)`, creating chart
+    /// and line in first-seen order.
+    fn push(&mut self, kind: &str, metric: &str, subject: &str, p: (f64, f64)) {
+        // A handful of (kind, metric) charts: a scan is cheapest.
+        let ci = match self
+            .charts
+            .iter()
+            .position(|c| c.kind == kind && c.metric == metric)
+        {
+            Some(i) => i,
+            None => {
+                self.charts.push(SeriesChart {
+                    kind: kind.into(),
+                    metric: metric.into(),
+                    lines: Vec::new(),
+                    hidden: 0,
+                });
+                self.lines.push(HashMap::new());
+                self.charts.len() - 1
+            }
+        };
+        let lines = &mut self.charts[ci].lines;
+        let li = match self.lines[ci].get(subject) {
+            Some(&i) => i,
+            None => {
+                lines.push(Line {
+                    subject: subject.into(),
+                    points: Vec::new(),
+                });
+                self.lines[ci].insert(subject.to_string(), lines.len() - 1);
+                lines.len() - 1
+            }
+        };
+        if p.0.is_finite() && p.1.is_finite() {
+            lines[li].points.push(p);
         }
-    };
-    let lines = &mut charts[ci].lines;
-    let li = match lines.iter().position(|l| l.subject == subject) {
-        Some(i) => i,
-        None => {
-            lines.push(Line {
-                subject: subject.into(),
-                points: Vec::new(),
-            });
-            lines.len() - 1
-        }
-    };
-    if p.0.is_finite() && p.1.is_finite() {
-        lines[li].points.push(p);
     }
 }
 
-/// The charts of replication 0 of `set`.
-fn charts_from_runs(set: &RunSet) -> Vec<SeriesChart> {
-    let mut charts = Vec::new();
-    if let Some(run) = set.first_run() {
-        let labels = SubjectLabels::new(set, run);
+/// The charts of replication 0 of the set of `m`.
+fn charts_from_runs(m: &Metrics<'_>) -> Vec<SeriesChart> {
+    let mut charts = ChartSet::default();
+    if let Some(run) = m.set().first_run() {
+        let labels = Labels::new(m);
         for p in &run.series {
-            let kind = match p.subject {
-                Subject::Flow(_) => "flow",
-                Subject::Link(_) => "link",
+            let (kind, subject) = match p.subject {
+                Subject::Flow(f) => (
+                    "flow",
+                    labels
+                        .flows
+                        .get(f.index())
+                        .map_or_else(|| Cow::Owned(f.to_string()), |s| Cow::Borrowed(s.as_str())),
+                ),
+                Subject::Link(l) => ("link", labels.link(l)),
             };
-            let (_, subject, _) = labels.of(p.subject);
-            push_point(&mut charts, kind, p.metric, &subject, (p.time, p.value));
+            charts.push(kind, p.metric, &subject, (p.time, p.value));
         }
     }
-    charts
+    charts.charts
 }
 
 /// The charts of the lowest replication in a `series` table.
@@ -177,17 +196,11 @@ fn charts_from_table(df: &DataFrame) -> Result<Vec<SeriesChart>, AnalysisError> 
     let subject = strings(df, "subject")?;
     let metric = strings(df, "metric")?;
     let first = rep.iter().copied().fold(f64::INFINITY, f64::min);
-    let mut charts = Vec::new();
+    let mut charts = ChartSet::default();
     for i in (0..df.height()).filter(|&i| rep[i] == first) {
-        push_point(
-            &mut charts,
-            &kind[i],
-            &metric[i],
-            &subject[i],
-            (time[i], value[i]),
-        );
+        charts.push(&kind[i], &metric[i], &subject[i], (time[i], value[i]));
     }
-    Ok(charts)
+    Ok(charts.charts)
 }
 
 /// Order flow lines by flow id (`f2` before `f10`), not by when each flow first
@@ -404,29 +417,102 @@ struct BarChart {
     bars: Vec<Bar>,
 }
 
-impl BarChart {
-    /// A bar per `(label, subject)` of `metric` in `scope`, scaled by `k`.
-    fn from_rows(
-        rows: &[SummaryRow],
-        scope: &str,
-        subjects: &[String],
-        metric: &str,
-        k: f64,
-    ) -> Vec<Bar> {
-        subjects
-            .iter()
-            .filter_map(|s| lookup(rows, scope, s, metric))
-            .filter(|r| r.mean.is_finite())
-            .map(|r| {
-                let s = r.summary();
-                Bar {
-                    label: r.subject.clone(),
-                    mean: s.mean * k,
-                    lo: s.lo() * k,
-                    hi: s.hi() * k,
-                }
+impl Bar {
+    /// A bar for `label` from a summary scaled by `k`, if its mean is finite.
+    fn new(label: &str, s: Summary, k: f64) -> Option<Bar> {
+        s.mean.is_finite().then(|| Bar {
+            label: label.to_string(),
+            mean: s.mean * k,
+            lo: s.lo() * k,
+            hi: s.hi() * k,
+        })
+    }
+}
+
+/// The bars of the summary charts: each group's goodput per flow (Mb/s) and
+/// each notable link's utilisation (%).
+#[derive(Default)]
+pub struct SummaryBars {
+    groups: Vec<Bar>,
+    links: Vec<Bar>,
+}
+
+impl SummaryBars {
+    /// The bars of a finished run set.
+    pub fn from_metrics(m: &Metrics<'_>) -> Self {
+        let goodput = Scope::Group.metric("goodput_bps");
+        let util = Scope::Link.metric("utilisation");
+        let groups = m
+            .present_groups()
+            .into_iter()
+            .filter_map(|g| {
+                let s = m.summary(Scope::Group, g, goodput?)?;
+                Bar::new(&m.name(Scope::Group, g), s, 1e-6)
             })
-            .collect()
+            .collect();
+        let links = m
+            .notable_links()
+            .0
+            .into_iter()
+            .filter_map(|l| {
+                let s = m.summary(Scope::Link, l, util?)?;
+                Bar::new(&m.name(Scope::Link, l), s, 100.0)
+            })
+            .collect();
+        SummaryBars { groups, links }
+    }
+
+    /// The bars from a `summary` table's rows, in one pass: subjects in the
+    /// order they first appear, notable links chosen as for a run set.
+    pub fn from_rows(rows: &[SummaryRow]) -> Self {
+        let mut groups: Vec<(&str, Option<Summary>)> = Vec::new();
+        let mut group_at: HashMap<&str, usize> = HashMap::new();
+        let mut links: Vec<(&str, LinkLoad, Option<Summary>)> = Vec::new();
+        let mut link_at: HashMap<&str, usize> = HashMap::new();
+        for r in rows {
+            match r.scope.as_str() {
+                "group" => {
+                    let i = *group_at.entry(&r.subject).or_insert_with(|| {
+                        groups.push((&r.subject, None));
+                        groups.len() - 1
+                    });
+                    if r.metric == "goodput_bps" {
+                        groups[i].1 = Some(r.summary());
+                    }
+                }
+                "link" => {
+                    let i = *link_at.entry(&r.subject).or_insert_with(|| {
+                        links.push((&r.subject, LinkLoad::default(), None));
+                        links.len() - 1
+                    });
+                    let (_, load, util) = &mut links[i];
+                    match r.metric.as_str() {
+                        "arrived_pkts" => load.arrived = r.mean,
+                        "dropped_pkts" => load.dropped = r.mean,
+                        "marked_pkts" => load.marked = r.mean,
+                        "backlog_p99_pkts" => load.backlog_p99 = r.mean,
+                        "utilisation" => {
+                            load.utilisation = r.mean;
+                            *util = Some(r.summary());
+                        }
+                        _ => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        let loads: Vec<LinkLoad> = links.iter().map(|l| l.1).collect();
+        let shown = notable(&loads).0;
+        SummaryBars {
+            groups: groups
+                .into_iter()
+                .filter_map(|(name, s)| Bar::new(name, s?, 1e-6))
+                .collect(),
+            links: shown
+                .into_iter()
+                .filter_map(|i| Bar::new(links[i].0, links[i].2?, 100.0))
+                .collect(),
+        }
     }
 }
 
@@ -503,13 +589,13 @@ impl Chart for BarChart {
     }
 }
 
-/// Time-series charts of replication 0 of `set`, into `dir`.
+/// Time-series charts of replication 0 of the set of `m`, into `dir`.
 pub fn plot_series(
     dir: &Path,
-    set: &RunSet,
+    m: &Metrics<'_>,
     formats: &[PlotFormat],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    render_series(dir, charts_from_runs(set), formats)
+    render_series(dir, charts_from_runs(m), formats)
 }
 
 /// Time-series charts from a `series` table (lowest replication), into `dir`.
@@ -542,18 +628,9 @@ fn render_series(
 /// CI whiskers. A chart with nothing to show is skipped.
 pub fn plot_summary(
     dir: &Path,
-    rows: &[SummaryRow],
+    bars: SummaryBars,
     formats: &[PlotFormat],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    let groups: Vec<String> = subjects(rows, "group")
-        .into_iter()
-        .map(String::from)
-        .collect();
-    let links: Vec<String> = notable_links(rows)
-        .0
-        .into_iter()
-        .map(String::from)
-        .collect();
     let charts = [
         (
             "summary_goodput",
@@ -561,7 +638,7 @@ pub fn plot_summary(
                 title: "Goodput per flow by group (mean, 95% CI)".into(),
                 ydesc: "goodput per flow (Mb/s)".into(),
                 ymin_top: 0.0,
-                bars: BarChart::from_rows(rows, "group", &groups, "goodput_bps", 1e-6),
+                bars: bars.groups,
             },
         ),
         (
@@ -570,7 +647,7 @@ pub fn plot_summary(
                 title: "Link utilisation (mean, 95% CI)".into(),
                 ydesc: "utilisation (%)".into(),
                 ymin_top: 100.0,
-                bars: BarChart::from_rows(rows, "link", &links, "utilisation", 100.0),
+                bars: bars.links,
             },
         ),
     ];
@@ -582,13 +659,13 @@ pub fn plot_summary(
 }
 
 /// Every chart (PNG and SVG) of a finished run set, into `dir` next to its tables.
-pub fn plot_all(
-    dir: &Path,
-    set: &RunSet,
-    rows: &[SummaryRow],
-) -> Result<Vec<PathBuf>, AnalysisError> {
-    let mut out = plot_series(dir, set, &PlotFormat::ALL)?;
-    out.extend(plot_summary(dir, rows, &PlotFormat::ALL)?);
+pub fn plot_all(dir: &Path, m: &Metrics<'_>) -> Result<Vec<PathBuf>, AnalysisError> {
+    let mut out = plot_series(dir, m, &PlotFormat::ALL)?;
+    out.extend(plot_summary(
+        dir,
+        SummaryBars::from_metrics(m),
+        &PlotFormat::ALL,
+    )?);
     Ok(out)
 }
 
@@ -609,15 +686,17 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
         )?);
     }
     let rows = rows_from_table(&read_table(&summary)?)?;
-    out.extend(plot_summary(dir, &rows, &PlotFormat::ALL)?);
+    out.extend(plot_summary(
+        dir,
+        SummaryBars::from_rows(&rows),
+        &PlotFormat::ALL,
+    )?);
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::summary_rows;
-    use crate::tables::build_tables;
     use crate::tables::tests::sample;
     use crate::write::{write_tables, Format};
 
@@ -659,7 +738,8 @@ mod tests {
     #[test]
     fn series_charts_are_written_per_kind_and_metric() {
         let dir = tempfile::tempdir().unwrap();
-        let files = plot_series(dir.path(), &sample(), &PlotFormat::ALL).unwrap();
+        let set = sample();
+        let files = plot_series(dir.path(), &Metrics::new(&set), &PlotFormat::ALL).unwrap();
         assert_eq!(
             names(&files),
             [
@@ -675,8 +755,9 @@ mod tests {
     #[test]
     fn summary_charts_show_groups_with_goodput_and_busy_links() {
         let dir = tempfile::tempdir().unwrap();
-        let rows = summary_rows(&sample());
-        let files = plot_summary(dir.path(), &rows, &PlotFormat::ALL).unwrap();
+        let set = sample();
+        let bars = SummaryBars::from_metrics(&Metrics::new(&set));
+        let files = plot_summary(dir.path(), bars, &PlotFormat::ALL).unwrap();
         assert_eq!(files.len(), 4);
         check_files(&files);
         let svg = std::fs::read_to_string(dir.path().join("summary_utilisation.svg")).unwrap();
@@ -688,12 +769,18 @@ mod tests {
     fn plot_dir_redraws_from_csv_tables() {
         let dir = tempfile::tempdir().unwrap();
         let set = sample();
-        write_tables(dir.path(), &build_tables(&set).unwrap(), Format::Csv).unwrap();
+        let m = Metrics::new(&set);
+        write_tables(dir.path(), &m, Format::Csv).unwrap();
         let files = plot_dir(dir.path()).unwrap();
         assert_eq!(files.len(), 8);
         check_files(&files);
-        let again = plot_all(dir.path(), &set, &summary_rows(&set)).unwrap();
+        let redrawn: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+        let again = plot_all(dir.path(), &m).unwrap();
         assert_eq!(names(&files), names(&again));
+        // The same charts, whether drawn from the run or from its tables.
+        for (f, bytes) in again.iter().zip(&redrawn) {
+            assert_eq!(&std::fs::read(f).unwrap(), bytes, "{}", f.display());
+        }
     }
 
     #[test]
@@ -716,11 +803,12 @@ mod tests {
 
     #[test]
     fn flow_lines_are_ordered_by_id_and_all_zero_lines_hidden() {
-        let mut charts = Vec::new();
+        let mut set = ChartSet::default();
         for f in ["f10", "f2", "f0"] {
-            push_point(&mut charts, "flow", "cwnd_bytes", f, (0.0, 1.0));
+            set.push("flow", "cwnd_bytes", f, (0.0, 1.0));
         }
-        push_point(&mut charts, "flow", "cwnd_bytes", "f3", (0.0, 0.0));
+        set.push("flow", "cwnd_bytes", "f3", (0.0, 0.0));
+        let mut charts = set.charts;
         tidy(&mut charts);
         let order: Vec<&str> = charts[0].lines.iter().map(|l| l.subject.as_str()).collect();
         assert_eq!(order, ["f0", "f2", "f10"]);

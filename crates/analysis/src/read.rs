@@ -95,19 +95,30 @@ pub fn rows_from_table(df: &DataFrame) -> Result<Vec<SummaryRow>, AnalysisError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::Metrics;
     use crate::summary::summary_rows;
-    use crate::tables::build_tables;
     use crate::tables::tests::sample;
     use crate::write::write_tables;
+
+    fn lookup<'a>(
+        rows: &'a [SummaryRow],
+        scope: &str,
+        subject: &str,
+        m: &str,
+    ) -> Option<&'a SummaryRow> {
+        rows.iter()
+            .find(|r| r.scope == scope && r.subject == subject && r.metric == m)
+    }
 
     #[test]
     fn summary_rows_survive_a_parquet_round_trip() {
         let dir = tempfile::tempdir().unwrap();
         let set = sample();
-        write_tables(dir.path(), &build_tables(&set).unwrap(), Format::Parquet).unwrap();
+        let m = Metrics::new(&set);
+        write_tables(dir.path(), &m, Format::Parquet).unwrap();
         let back =
             rows_from_table(&read_table(&dir.path().join("summary.parquet")).unwrap()).unwrap();
-        let rows = summary_rows(&set);
+        let rows = summary_rows(&m);
         assert_eq!(back.len(), rows.len());
         for (a, b) in back.iter().zip(&rows) {
             assert_eq!(
@@ -123,11 +134,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut set = sample();
         set.meta.group_names = vec!["1".into(), "2".into()];
-        write_tables(dir.path(), &build_tables(&set).unwrap(), crate::Format::Csv).unwrap();
+        write_tables(dir.path(), &Metrics::new(&set), crate::Format::Csv).unwrap();
         let back = rows_from_table(&read_table(&dir.path().join("summary.csv")).unwrap()).unwrap();
-        let g = crate::lookup(&back, "group", "1", "goodput_bps").unwrap();
+        let g = lookup(&back, "group", "1", "goodput_bps").unwrap();
         assert_eq!((g.n, g.mean), (2, 2.5e6));
-        let one = crate::lookup(&back, "group", "1", "flows").unwrap();
+        let one = lookup(&back, "group", "1", "flows").unwrap();
         assert_eq!(one.ci95_half, 0.0);
     }
 }

@@ -1,30 +1,95 @@
 //! The plain-text report: aligned tables a person reads after a run.
 //!
-//! Every figure comes from the [`SummaryRow`]s (so the report, the summary table
-//! and the reference-value checks agree) and is printed as `mean ± half-width` of
+//! Every figure comes from [`Metrics`] (so the report, the summary table and
+//! the reference-value checks agree) and is printed as `mean ± half-width` of
 //! the 95 % Student-t interval across replications. With one replication the
 //! header says so and figures are bare means; a figure defined in only one of
 //! several replications is marked `(n=1)`. Units: Mb/s, %, ms, packets, kB
 //! (1000 bytes).
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use sim_core::Reason;
 
-use crate::summary::{lookup, notable_links, subjects, SummaryRow, NOTABLE_UTILISATION};
+use crate::metrics::{Metrics, Scope, NOTABLE_UTILISATION};
+use crate::stats::Summary;
 use crate::tables::RunSet;
+
+/// One subject shown in the report, with every metric's summary.
+struct Shown<'a> {
+    scope: Scope,
+    /// Subject id.
+    id: usize,
+    name: Cow<'a, str>,
+    summaries: Vec<Option<Summary>>,
+    /// Replications in the set (a figure defined in fewer says so).
+    reps: usize,
+}
+
+impl<'a> Shown<'a> {
+    fn new(m: &Metrics<'a>, scope: Scope, id: usize) -> Self {
+        Shown {
+            scope,
+            id,
+            name: m.name(scope, id),
+            summaries: m.summaries(scope, id),
+            reps: m.replications(),
+        }
+    }
+
+    fn get(&self, metric: &str) -> Option<Summary> {
+        self.scope.metric(metric).and_then(|k| self.summaries[k])
+    }
+
+    fn mean(&self, metric: &str) -> Option<f64> {
+        self.get(metric).map(|s| s.mean)
+    }
+
+    /// `"mean ± half"` scaled by `k` with `d` decimals; `"mean"` without an
+    /// interval, `"mean (n=1)"` when only one of several replications defines
+    /// it; `"-"` if absent.
+    fn figure(&self, metric: &str, k: f64, d: usize) -> String {
+        match self.get(metric) {
+            None => "-".into(),
+            Some(r) if r.n >= 2 && r.half_width.is_finite() => {
+                format!(
+                    "{} ± {}",
+                    fmt_num(r.mean * k, d),
+                    fmt_num(r.half_width * k, d)
+                )
+            }
+            Some(r) => {
+                if self.reps > 1 {
+                    format!("{} (n={})", fmt_num(r.mean * k, d), r.n)
+                } else {
+                    fmt_num(r.mean * k, d)
+                }
+            }
+        }
+    }
+}
 
 /// The whole report: header, flow groups, links, backlog, drops and marks by
 /// reason, fairness.
-pub fn render_report(set: &RunSet, rows: &[SummaryRow]) -> String {
+pub fn render_report(m: &Metrics<'_>) -> String {
+    let set = m.set();
     let mut out = String::new();
     out.push_str(&header(set));
-    let groups = subjects(rows, "group");
+    let groups: Vec<Shown> = m
+        .present_groups()
+        .into_iter()
+        .map(|g| Shown::new(m, Scope::Group, g))
+        .collect();
     if !groups.is_empty() {
         out.push_str("\nFlow groups\n");
-        group_table(rows, &groups).render(&mut out);
+        group_table(&groups).render(&mut out);
     }
-    let (links, omitted) = notable_links(rows);
+    let (notable, omitted) = m.notable_links();
+    let links: Vec<Shown> = notable
+        .into_iter()
+        .map(|l| Shown::new(m, Scope::Link, l))
+        .collect();
     if !links.is_empty() {
         let note = if omitted > 0 {
             format!(
@@ -36,16 +101,16 @@ pub fn render_report(set: &RunSet, rows: &[SummaryRow]) -> String {
             String::new()
         };
         let _ = writeln!(out, "\nLinks{note}");
-        link_table(rows, &links).render(&mut out);
+        link_table(&links).render(&mut out);
         out.push_str("\nLink backlog (time-weighted)\n");
-        backlog_table(rows, &links).render(&mut out);
-        let reasons = reason_table(rows, &links);
+        backlog_table(&links).render(&mut out);
+        let reasons = reason_table(&links);
         if !reasons.rows.is_empty() {
             out.push_str("\nDrops and marks by reason (packets in the window)\n");
             reasons.render(&mut out);
         }
     }
-    let fair = fairness_table(set, rows, &groups, &links);
+    let fair = fairness_table(set, &groups, &links);
     if !fair.rows.is_empty() {
         out.push_str("\nFairness: Jain's index over the goodput of flows active in the window\n");
         fair.render(&mut out);
@@ -76,10 +141,6 @@ fn header(set: &RunSet) -> String {
     h
 }
 
-fn mean(rows: &[SummaryRow], scope: &str, subject: &str, metric: &str) -> Option<f64> {
-    lookup(rows, scope, subject, metric).map(|r| r.mean)
-}
-
 /// A number with `d` decimals, without a negative zero.
 fn fmt_num(x: f64, d: usize) -> String {
     let s = format!("{x:.d$}");
@@ -100,44 +161,9 @@ fn compact(x: f64) -> String {
     }
 }
 
-/// `"mean ± half"` scaled by `k` with `d` decimals; `"mean"` without an interval,
-/// `"mean (n=1)"` when only one of several replications defines it; `"-"` if absent.
-fn figure(
-    rows: &[SummaryRow],
-    scope: &str,
-    subject: &str,
-    metric: &str,
-    k: f64,
-    d: usize,
-) -> String {
-    match lookup(rows, scope, subject, metric) {
-        None => "-".into(),
-        Some(r) if r.n >= 2 && r.ci95_half.is_finite() => {
-            format!(
-                "{} ± {}",
-                fmt_num(r.mean * k, d),
-                fmt_num(r.ci95_half * k, d)
-            )
-        }
-        Some(r) => {
-            let total = rows
-                .iter()
-                .filter(|x| x.scope == "run" && x.metric == "events")
-                .map(|x| x.n)
-                .next()
-                .unwrap_or(r.n);
-            if total > 1 {
-                format!("{} (n={})", fmt_num(r.mean * k, d), r.n)
-            } else {
-                fmt_num(r.mean * k, d)
-            }
-        }
-    }
-}
-
 /// Per group: flows, goodput and throughput per flow and in total, retransmissions,
 /// timeouts, completion time.
-fn group_table(rows: &[SummaryRow], groups: &[&str]) -> TextTable {
+fn group_table(groups: &[Shown]) -> TextTable {
     let mut t = TextTable::new(&[
         "group",
         "flows",
@@ -147,25 +173,22 @@ fn group_table(rows: &[SummaryRow], groups: &[&str]) -> TextTable {
         "retx (pkts)",
         "timeouts",
     ]);
-    let with_fct = groups
-        .iter()
-        .any(|g| lookup(rows, "group", g, "fct_s").is_some());
+    let with_fct = groups.iter().any(|g| g.get("fct_s").is_some());
     if with_fct {
         t.head.push("FCT (ms)".into());
     }
     for g in groups {
-        let f = |m: &str, k: f64, d: usize| figure(rows, "group", g, m, k, d);
         let mut row = vec![
-            g.to_string(),
-            compact(mean(rows, "group", g, "flows").unwrap_or(0.0)),
-            f("goodput_bps", 1e-6, 3),
-            f("goodput_sum_bps", 1e-6, 3),
-            f("throughput_bps", 1e-6, 3),
-            f("retx_pkts", 1.0, 1),
-            f("timeouts", 1.0, 1),
+            g.name.to_string(),
+            compact(g.mean("flows").unwrap_or(0.0)),
+            g.figure("goodput_bps", 1e-6, 3),
+            g.figure("goodput_sum_bps", 1e-6, 3),
+            g.figure("throughput_bps", 1e-6, 3),
+            g.figure("retx_pkts", 1.0, 1),
+            g.figure("timeouts", 1.0, 1),
         ];
         if with_fct {
-            row.push(f("fct_s", 1e3, 1));
+            row.push(g.figure("fct_s", 1e3, 1));
         }
         t.rows.push(row);
     }
@@ -173,7 +196,7 @@ fn group_table(rows: &[SummaryRow], groups: &[&str]) -> TextTable {
 }
 
 /// Per link: capacity, utilisation, queueing delay, drop and mark totals.
-fn link_table(rows: &[SummaryRow], links: &[&str]) -> TextTable {
+fn link_table(links: &[Shown]) -> TextTable {
     let mut t = TextTable::new(&[
         "link",
         "capacity (Mb/s)",
@@ -184,25 +207,21 @@ fn link_table(rows: &[SummaryRow], links: &[&str]) -> TextTable {
         "marks (pkts)",
     ]);
     for l in links {
-        let f = |m: &str, k: f64, d: usize| figure(rows, "link", l, m, k, d);
         t.rows.push(vec![
-            l.to_string(),
-            fmt_num(
-                mean(rows, "link", l, "capacity_bps").unwrap_or(f64::NAN) * 1e-6,
-                3,
-            ),
-            f("utilisation", 100.0, 2),
-            f("qdelay_mean_s", 1e3, 3),
-            f("qdelay_max_s", 1e3, 3),
-            f("dropped_pkts", 1.0, 1),
-            f("marked_pkts", 1.0, 1),
+            l.name.to_string(),
+            fmt_num(l.mean("capacity_bps").unwrap_or(f64::NAN) * 1e-6, 3),
+            l.figure("utilisation", 100.0, 2),
+            l.figure("qdelay_mean_s", 1e3, 3),
+            l.figure("qdelay_max_s", 1e3, 3),
+            l.figure("dropped_pkts", 1.0, 1),
+            l.figure("marked_pkts", 1.0, 1),
         ]);
     }
     t
 }
 
 /// Per link: backlog mean, 99th percentile and maximum, in packets and kB.
-fn backlog_table(rows: &[SummaryRow], links: &[&str]) -> TextTable {
+fn backlog_table(links: &[Shown]) -> TextTable {
     let mut t = TextTable::new(&[
         "link",
         "mean (pkts)",
@@ -213,34 +232,33 @@ fn backlog_table(rows: &[SummaryRow], links: &[&str]) -> TextTable {
         "max (kB)",
     ]);
     for l in links {
-        let f = |m: &str, k: f64, d: usize| figure(rows, "link", l, m, k, d);
         t.rows.push(vec![
-            l.to_string(),
-            f("backlog_mean_pkts", 1.0, 2),
-            f("backlog_p99_pkts", 1.0, 1),
-            f("backlog_max_pkts", 1.0, 1),
-            f("backlog_mean_bytes", 1e-3, 2),
-            f("backlog_p99_bytes", 1e-3, 1),
-            f("backlog_max_bytes", 1e-3, 1),
+            l.name.to_string(),
+            l.figure("backlog_mean_pkts", 1.0, 2),
+            l.figure("backlog_p99_pkts", 1.0, 1),
+            l.figure("backlog_max_pkts", 1.0, 1),
+            l.figure("backlog_mean_bytes", 1e-3, 2),
+            l.figure("backlog_p99_bytes", 1e-3, 1),
+            l.figure("backlog_max_bytes", 1e-3, 1),
         ]);
     }
     t
 }
 
 /// Per link and reason that occurred (mean > 0): drops and marks.
-fn reason_table(rows: &[SummaryRow], links: &[&str]) -> TextTable {
+fn reason_table(links: &[Shown]) -> TextTable {
     let mut t = TextTable::new(&["link", "reason", "drops (pkts)", "marks (pkts)"]).left_aligned(2);
     for l in links {
         for r in Reason::ALL {
             let drop = format!("drop_{}_pkts", r.as_str());
             let mark = format!("mark_{}_pkts", r.as_str());
-            let occurred = |m: &str| mean(rows, "link", l, m).is_some_and(|x| x > 0.0);
+            let occurred = |m: &str| l.mean(m).is_some_and(|x| x > 0.0);
             if occurred(&drop) || occurred(&mark) {
                 t.rows.push(vec![
-                    l.to_string(),
+                    l.name.to_string(),
                     r.as_str().to_string(),
-                    figure(rows, "link", l, &drop, 1.0, 1),
-                    figure(rows, "link", l, &mark, 1.0, 1),
+                    l.figure(&drop, 1.0, 1),
+                    l.figure(&mark, 1.0, 1),
                 ]);
             }
         }
@@ -250,34 +268,33 @@ fn reason_table(rows: &[SummaryRow], links: &[&str]) -> TextTable {
 
 /// Jain's index per link crossed by at least two flows, and per group of at least
 /// two flows.
-fn fairness_table(set: &RunSet, rows: &[SummaryRow], groups: &[&str], links: &[&str]) -> TextTable {
+fn fairness_table(set: &RunSet, groups: &[Shown], links: &[Shown]) -> TextTable {
     let mut t = TextTable::new(&["scope", "subject", "flows", "jain"]).left_aligned(2);
     for l in links {
         let crossing = set
             .runs
             .iter()
-            .flat_map(|r| r.links.iter())
-            .filter(|lr| set.link_label(lr) == *l)
+            .filter_map(|r| r.links.get(l.id))
             .map(|lr| lr.flows.len())
             .max()
             .unwrap_or(0);
-        if crossing >= 2 && lookup(rows, "link", l, "jain").is_some() {
+        if crossing >= 2 && l.get("jain").is_some() {
             t.rows.push(vec![
                 "link".into(),
-                l.to_string(),
+                l.name.to_string(),
                 crossing.to_string(),
-                figure(rows, "link", l, "jain", 1.0, 4),
+                l.figure("jain", 1.0, 4),
             ]);
         }
     }
     for g in groups {
-        let flows = mean(rows, "group", g, "flows").unwrap_or(0.0);
-        if flows >= 2.0 && lookup(rows, "group", g, "jain").is_some() {
+        let flows = g.mean("flows").unwrap_or(0.0);
+        if flows >= 2.0 && g.get("jain").is_some() {
             t.rows.push(vec![
                 "group".into(),
-                g.to_string(),
+                g.name.to_string(),
                 fmt_num(flows, 0),
-                figure(rows, "group", g, "jain", 1.0, 4),
+                g.figure("jain", 1.0, 4),
             ]);
         }
     }
@@ -337,13 +354,16 @@ impl TextTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::summary::summary_rows;
     use crate::tables::tests::sample;
+
+    fn render(set: &RunSet) -> String {
+        render_report(&Metrics::new(set))
+    }
 
     #[test]
     fn report_prints_mean_and_half_width_in_sensible_units() {
         let set = sample();
-        let text = render_report(&set, &summary_rows(&set));
+        let text = render(&set);
         assert!(text.starts_with("sample: 2 replications; figures are mean ± 95% CI"));
         // Group a: goodput/flow 2.5 ± 6.353 Mb/s (t_{0.975,1} = 12.706).
         let line = text.lines().find(|l| l.starts_with("a ")).unwrap();
@@ -362,7 +382,7 @@ mod tests {
     #[test]
     fn only_reasons_that_occurred_are_listed() {
         let set = sample();
-        let text = render_report(&set, &summary_rows(&set));
+        let text = render(&set);
         let reasons: Vec<&str> = text
             .lines()
             .filter(|l| l.starts_with("r1->r2") && l.split_whitespace().count() == 8)
@@ -374,7 +394,7 @@ mod tests {
     #[test]
     fn fairness_lists_shared_links_and_multi_flow_groups() {
         let set = sample();
-        let text = render_report(&set, &summary_rows(&set));
+        let text = render(&set);
         let fair: Vec<&str> = text
             .lines()
             .skip_while(|l| !l.starts_with("Fairness"))
@@ -393,7 +413,7 @@ mod tests {
     fn one_replication_says_there_is_no_interval() {
         let mut set = sample();
         set.runs.truncate(1);
-        let text = render_report(&set, &summary_rows(&set));
+        let text = render(&set);
         assert!(text.starts_with("sample (1 replication: no confidence interval)"));
         assert!(!text.contains('±'));
         let line = text.lines().find(|l| l.starts_with("a ")).unwrap();

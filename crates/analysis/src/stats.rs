@@ -6,6 +6,8 @@
 //! sample standard deviation (divisor n-1). The replications are independent (each
 //! has its own random streams), which is what the interval assumes.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt;
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
@@ -107,14 +109,27 @@ impl fmt::Display for Summary {
 
 /// The two-sided Student-t critical value `t_{(1+level)/2, df}`, e.g.
 /// `t_quantile(0.95, 4) = 2.776445`. NaN for `df == 0` or a level outside (0, 1).
+///
+/// The inverse CDF is an iterative search (microseconds); a summary of 10^7
+/// rows asks for the same few values over and over, so each thread keeps the
+/// values it has computed.
 pub fn t_quantile(level: f64, df: usize) -> f64 {
     if df == 0 || !(level > 0.0 && level < 1.0) {
         return f64::NAN;
     }
-    match StudentsT::new(0.0, 1.0, df as f64) {
+    thread_local! {
+        static KNOWN: RefCell<HashMap<(u64, usize), f64>> = RefCell::new(HashMap::new());
+    }
+    let key = (level.to_bits(), df);
+    if let Some(t) = KNOWN.with(|k| k.borrow().get(&key).copied()) {
+        return t;
+    }
+    let t = match StudentsT::new(0.0, 1.0, df as f64) {
         Ok(t) => t.inverse_cdf(0.5 + level / 2.0),
         Err(_) => f64::NAN,
-    }
+    };
+    KNOWN.with(|k| k.borrow_mut().insert(key, t));
+    t
 }
 
 /// Jain's fairness index `(sum x)^2 / (n * sum x^2)`: 1 when all shares are equal,

@@ -36,18 +36,19 @@
 //! `n` counts the replications in which the metric is defined (a group with no
 //! active flow has no goodput in that replication); a metric defined in no
 //! replication has no row.
-
-use std::collections::BTreeMap;
+//!
+//! The values come from [`Metrics`], by index; the table is written in batches
+//! as it is built ([`summary_batches`]), so a network of 400 000 links, 15
+//! million summary rows, is never held whole in memory.
 
 use polars::prelude::{DataFrame, PolarsResult};
-use sim_core::{FlowId, FlowReport, GroupId, LinkId, LinkReport, RunOutput};
 
-use crate::dynamics::{group_dynamics, group_send_rate, link_series_stats, LinkSeriesStats};
-use crate::fairness::{fair_time, flow_rates, FairnessSpec, FlowRates};
-use crate::stats::{jain, Summary};
-use crate::tables::{col, finite, link_jain, link_metrics, RunSet};
+use crate::metrics::{Metrics, Scope};
+use crate::stats::Summary;
+use crate::tables::{col, finite, whole, Sink, BATCH_ROWS};
 
-/// One row of the summary table.
+/// One row of the summary table, owned (the table read back from a file, or
+/// a whole summary for tests: [`summary_rows`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SummaryRow {
     /// `"group"`, `"link"` or `"run"`.
@@ -67,18 +68,6 @@ pub struct SummaryRow {
 }
 
 impl SummaryRow {
-    fn new(scope: &str, subject: &str, metric: &str, s: Summary) -> Self {
-        SummaryRow {
-            scope: scope.into(),
-            subject: subject.into(),
-            metric: metric.into(),
-            n: s.n,
-            mean: s.mean,
-            sd: s.sd,
-            ci95_half: s.half_width,
-        }
-    }
-
     /// The row as a [`Summary`].
     pub fn summary(&self) -> Summary {
         Summary {
@@ -90,296 +79,102 @@ impl SummaryRow {
     }
 }
 
-/// The row for `(scope, subject, metric)`, if the summary has one.
-pub fn lookup<'a>(
-    rows: &'a [SummaryRow],
-    scope: &str,
-    subject: &str,
-    metric: &str,
-) -> Option<&'a SummaryRow> {
-    rows.iter()
-        .find(|r| r.scope == scope && r.subject == subject && r.metric == metric)
-}
-
-/// The subjects of `scope` in row order, each once.
-pub fn subjects<'a>(rows: &'a [SummaryRow], scope: &str) -> Vec<&'a str> {
-    let mut v: Vec<&str> = Vec::new();
-    for r in rows.iter().filter(|r| r.scope == scope) {
-        if !v.contains(&r.subject.as_str()) {
-            v.push(&r.subject);
+/// Each defined metric of each subject summarised across replications, in
+/// table order: groups (by id), links (by id), the run. `each` receives
+/// (scope, subject id, metric index, summary).
+pub fn for_each_summary(m: &Metrics<'_>, mut each: impl FnMut(Scope, usize, usize, Summary)) {
+    for scope in Scope::ALL {
+        for i in 0..m.count(scope) {
+            for (k, s) in m.summaries(scope, i).into_iter().enumerate() {
+                if let Some(s) = s {
+                    each(scope, i, k, s);
+                }
+            }
         }
     }
-    v
 }
 
-/// Utilisation at or above which a link is shown even without queue or losses.
-pub const NOTABLE_UTILISATION: f64 = 0.5;
-
-/// The links worth showing in the report and the utilisation chart, in row order,
-/// and how many were left out. A link is notable when it dropped or marked a
-/// packet, had a queue at its 99th backlog percentile, or was at least
-/// [`NOTABLE_UTILISATION`] busy: in a dumbbell, the bottleneck but not the dozens
-/// of access and ACK links. If no link is notable, every link that carried traffic
-/// is; a link nothing arrived at is never shown.
-pub fn notable_links(rows: &[SummaryRow]) -> (Vec<&str>, usize) {
-    let all = subjects(rows, "link");
-    let m = |l: &str, metric: &str| lookup(rows, "link", l, metric).map_or(0.0, |r| r.mean);
-    let used: Vec<&str> = all
-        .iter()
-        .copied()
-        .filter(|l| m(l, "arrived_pkts") > 0.0)
-        .collect();
-    let loaded: Vec<&str> = used
-        .iter()
-        .copied()
-        .filter(|l| {
-            m(l, "dropped_pkts") > 0.0
-                || m(l, "marked_pkts") > 0.0
-                || m(l, "backlog_p99_pkts") > 0.0
-                || m(l, "utilisation") >= NOTABLE_UTILISATION
-        })
-        .collect();
-    let shown = if loaded.is_empty() { used } else { loaded };
-    let omitted = all.len() - shown.len();
-    (shown, omitted)
-}
-
-/// Per-replication values of the metrics of one subject, in first-seen order.
+/// The columns of a batch of the summary table.
 #[derive(Default)]
-struct Acc {
-    metrics: Vec<(String, Vec<f64>)>,
+struct Cols<'a> {
+    scope: Vec<&'static str>,
+    subject: Vec<std::borrow::Cow<'a, str>>,
+    metric: Vec<&'static str>,
+    n: Vec<u64>,
+    mean: Vec<Option<f64>>,
+    sd: Vec<Option<f64>>,
+    half: Vec<Option<f64>>,
 }
 
-impl Acc {
-    fn push(&mut self, metric: &str, value: Option<f64>) {
-        let i = match self.metrics.iter().position(|(m, _)| m == metric) {
-            Some(i) => i,
-            None => {
-                self.metrics.push((metric.to_string(), Vec::new()));
-                self.metrics.len() - 1
-            }
-        };
-        if let Some(v) = value.and_then(finite) {
-            self.metrics[i].1.push(v);
-        }
-    }
-
-    fn rows(&self, scope: &str, subject: &str, out: &mut Vec<SummaryRow>) {
-        for (m, vals) in &self.metrics {
-            if !vals.is_empty() {
-                out.push(SummaryRow::new(scope, subject, m, Summary::new(vals)));
-            }
-        }
+impl Cols<'_> {
+    fn frame(&mut self) -> PolarsResult<DataFrame> {
+        let c = std::mem::take(self);
+        let subject: Vec<&str> = c.subject.iter().map(|s| s.as_ref()).collect();
+        DataFrame::new(
+            c.n.len(),
+            vec![
+                col("scope", c.scope),
+                col("subject", subject),
+                col("metric", c.metric),
+                col("n", c.n),
+                col("mean", c.mean),
+                col("sd", c.sd),
+                col("ci95_half", c.half),
+            ],
+        )
     }
 }
 
-/// The per-replication group metrics of `flows` (one group's flows in one run).
-fn group_metrics(run: &RunOutput, flows: &[&FlowReport], acc: &mut Acc) {
-    let goodputs: Vec<f64> = flows.iter().filter_map(|f| f.goodput_bps()).collect();
-    let thr: Vec<f64> = flows.iter().filter_map(|f| f.throughput_bps()).collect();
-    let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
-    let w = run.window_secs;
-    let per_window = |bytes: u64| (w > 0.0).then(|| bytes as f64 * 8.0 / w);
-    let total = |f: fn(&FlowReport) -> u64| flows.iter().map(|fl| f(fl)).sum::<u64>();
-    let fcts: Vec<f64> = flows.iter().filter_map(|f| f.fct_secs()).collect();
-
-    acc.push("flows", Some(flows.len() as f64));
-    acc.push("active_flows", Some(goodputs.len() as f64));
-    acc.push(
-        "active_flows_mean",
-        (w > 0.0).then(|| flows.iter().map(|f| f.active_secs).sum::<f64>() / w),
-    );
-    acc.push("goodput_bps", mean(&goodputs));
-    acc.push(
-        "goodput_sum_bps",
-        per_window(total(|f| f.counters.goodput_bytes)),
-    );
-    acc.push("throughput_bps", mean(&thr));
-    acc.push(
-        "throughput_sum_bps",
-        per_window(total(|f| f.counters.rx_bytes)),
-    );
-    acc.push("jain", finite(jain(&goodputs)));
-    acc.push("retx_pkts", Some(total(|f| f.counters.retx_pkts) as f64));
-    acc.push("timeouts", Some(total(|f| f.counters.timeouts) as f64));
-    acc.push("reductions", Some(total(|f| f.counters.reductions) as f64));
-    let ce = total(|f| f.counters.ce_pkts);
-    let rx = total(|f| f.counters.rx_pkts);
-    acc.push("ce_pkts", Some(ce as f64));
-    acc.push("ce_frac", (rx > 0).then(|| ce as f64 / rx as f64));
-    acc.push("fct_s", mean(&fcts));
-    let (settle, overshoot) = group_dynamics(run, flows, mean(&thr));
-    acc.push("settle_s", settle);
-    acc.push("overshoot", overshoot);
-    let send = group_send_rate(run, flows);
-    acc.push("send_rate_bps", send.mean);
-    acc.push("send_rate_spread", send.spread);
-    acc.push("send_rate_min_bps", send.min);
-    acc.push("send_rate_max_bps", send.max);
-    acc.push("peak_rate_bps", send.peak);
-    acc.push("peak_rate_s", send.peak_at);
+/// `summary`: scope, subject, metric, n, mean, sd, ci95_half (sd and ci95_half
+/// are null with one replication), in batches of at most [`BATCH_ROWS`] rows.
+pub fn summary_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let mut c = Cols::default();
+    let mut result = Ok(());
+    let mut sent = false;
+    for_each_summary(m, |scope, i, k, s| {
+        if result.is_err() {
+            return;
+        }
+        c.scope.push(scope.as_str());
+        c.subject.push(m.name(scope, i));
+        c.metric.push(scope.metrics()[k]);
+        c.n.push(s.n as u64);
+        c.mean.push(finite(s.mean));
+        c.sd.push(finite(s.sd));
+        c.half.push(finite(s.half_width));
+        if c.n.len() == BATCH_ROWS {
+            result = c.frame().and_then(&mut *sink);
+            sent = true;
+        }
+    });
+    result?;
+    if !c.n.is_empty() || !sent {
+        sink(c.frame()?)?;
+    }
+    Ok(())
 }
 
-/// The per-replication metrics of link `l` in `run`: the links table's columns,
-/// then its peaks from the sampled series (`peaks`, [`link_series_stats`] of the run).
-fn link_acc(
-    run: &RunOutput,
-    l: &LinkReport,
-    peaks: &[LinkSeriesStats],
-    fair: (&FlowRates, FairnessSpec),
-    acc: &mut Acc,
-) {
-    for (m, v) in link_metrics(l, link_jain(run, l)) {
-        acc.push(&m, v.value());
-    }
-    let starts: Vec<(FlowId, f64)> = l
-        .flows
-        .iter()
-        .filter_map(|id| run.flows.get(id.index()).filter(|f| f.flow == *id))
-        .map(|f| (f.flow, f.start.as_secs_f64()))
-        .collect();
-    acc.push("fair_s", fair_time(fair.0, &starts, fair.1));
-    let lp = peaks.get(l.link.index()).copied().unwrap_or_default();
-    acc.push("peak_arrival_bps", lp.arrival);
-    acc.push("peak_loss_frac", lp.loss);
-    acc.push(
-        "utilisation_var",
-        lp.rate_var()
-            .filter(|_| l.capacity_bps > 0.0)
-            .map(|v| v / (l.capacity_bps * l.capacity_bps)),
-    );
+/// The whole summary table ([`summary_batches`] stacked).
+pub fn summary_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
+    whole(|s| summary_batches(m, s))
 }
 
-/// The summary as plain rows: groups (by id), then links (by id), then the run.
-pub fn summary_rows(set: &RunSet) -> Vec<SummaryRow> {
-    let mut groups: BTreeMap<GroupId, Acc> = (0..set.meta.group_names.len())
-        .map(|i| (GroupId::from_index(i), Acc::default()))
-        .collect();
-    let mut links: BTreeMap<LinkId, (String, Acc)> = BTreeMap::new();
-    let mut run_acc = Acc::default();
-
-    for (i, run) in set.runs.iter().enumerate() {
-        let mut by_group: BTreeMap<GroupId, Vec<&FlowReport>> = BTreeMap::new();
-        for f in &run.flows {
-            by_group.entry(f.group).or_default().push(f);
-        }
-        for (g, flows) in &by_group {
-            group_metrics(run, flows, groups.entry(*g).or_default());
-        }
-        let peaks = link_series_stats(run);
-        let rates = flow_rates(run);
-        for l in &run.links {
-            let (_, acc) = links
-                .entry(l.link)
-                .or_insert_with(|| (set.link_label(l), Acc::default()));
-            link_acc(run, l, &peaks, (&rates, set.meta.fairness), acc);
-        }
-        let wall = set.wall_secs.get(i).copied();
-        run_acc.push("events", Some(run.events as f64));
-        run_acc.push("wall_s", wall);
-        run_acc.push(
-            "events_per_wall_s",
-            wall.filter(|&w| w > 0.0).map(|w| run.events as f64 / w),
-        );
-    }
-
+/// The whole summary as owned rows (for tests and small sets: a large
+/// network's summary belongs in [`summary_batches`]).
+pub fn summary_rows(m: &Metrics<'_>) -> Vec<SummaryRow> {
     let mut out = Vec::new();
-    for (g, acc) in &groups {
-        acc.rows("group", &set.meta.group_name(*g), &mut out);
-    }
-    for (name, acc) in links.values() {
-        acc.rows("link", name, &mut out);
-    }
-    run_acc.rows("run", "all", &mut out);
+    for_each_summary(m, |scope, i, k, s| {
+        out.push(SummaryRow {
+            scope: scope.as_str().into(),
+            subject: m.name(scope, i).into_owned(),
+            metric: scope.metrics()[k].into(),
+            n: s.n,
+            mean: s.mean,
+            sd: s.sd,
+            ci95_half: s.half_width,
+        })
+    });
     out
-}
-
-/// One metric of one replication: a row of a campaign's result part.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MetricValue {
-    /// `"group"`, `"link"` or `"run"`.
-    pub scope: &'static str,
-    /// Group name, link name, or `"all"`.
-    pub subject: String,
-    /// Metric name with its unit suffix.
-    pub metric: String,
-    /// The value (finite; undefined metrics have no row).
-    pub value: f64,
-}
-
-/// Run-scope metrics that measure the machine, not the network: they differ
-/// between identical runs, so campaign summaries leave them out.
-pub const WALL_CLOCK_METRICS: [&str; 2] = ["wall_s", "events_per_wall_s"];
-
-/// The metrics of replication `i` of `set`, the per-replication values that
-/// [`summary_rows`] summarises: groups with flows (by id), links (by id), then the
-/// run (`events`, and `wall_s` and `events_per_wall_s` when the set has wall times).
-pub fn run_metrics(set: &RunSet, i: usize) -> Vec<MetricValue> {
-    let mut out = Vec::new();
-    let Some(run) = set.runs.get(i) else {
-        return out;
-    };
-    let mut emit = |scope: &'static str, subject: &str, acc: Acc| {
-        for (metric, vals) in acc.metrics {
-            if let Some(&value) = vals.first() {
-                out.push(MetricValue {
-                    scope,
-                    subject: subject.to_string(),
-                    metric,
-                    value,
-                });
-            }
-        }
-    };
-    let mut by_group: BTreeMap<GroupId, Vec<&FlowReport>> = BTreeMap::new();
-    for f in &run.flows {
-        by_group.entry(f.group).or_default().push(f);
-    }
-    for (g, flows) in &by_group {
-        let mut acc = Acc::default();
-        group_metrics(run, flows, &mut acc);
-        emit("group", &set.meta.group_name(*g), acc);
-    }
-    let peaks = link_series_stats(run);
-    let rates = flow_rates(run);
-    for l in &run.links {
-        let mut acc = Acc::default();
-        link_acc(run, l, &peaks, (&rates, set.meta.fairness), &mut acc);
-        emit("link", &set.link_label(l), acc);
-    }
-    let mut acc = Acc::default();
-    acc.push("events", Some(run.events as f64));
-    let wall = set.wall_secs.get(i).copied();
-    acc.push("wall_s", wall);
-    acc.push(
-        "events_per_wall_s",
-        wall.filter(|&w| w > 0.0).map(|w| run.events as f64 / w),
-    );
-    emit("run", "all", acc);
-    out
-}
-
-/// `summary`: scope, subject, metric, n, mean, sd, ci95_half (sd and ci95_half are
-/// null with one replication).
-pub fn summary_table(rows: &[SummaryRow]) -> PolarsResult<DataFrame> {
-    let s = |f: fn(&SummaryRow) -> &str| rows.iter().map(f).collect::<Vec<&str>>();
-    let x = |f: fn(&SummaryRow) -> f64| {
-        rows.iter()
-            .map(|r| finite(f(r)))
-            .collect::<Vec<Option<f64>>>()
-    };
-    DataFrame::new(
-        rows.len(),
-        vec![
-            col("scope", s(|r| &r.scope)),
-            col("subject", s(|r| &r.subject)),
-            col("metric", s(|r| &r.metric)),
-            col("n", rows.iter().map(|r| r.n as u64).collect::<Vec<u64>>()),
-            col("mean", x(|r| r.mean)),
-            col("sd", x(|r| r.sd)),
-            col("ci95_half", x(|r| r.ci95_half)),
-        ],
-    )
 }
 
 #[cfg(test)]
@@ -388,19 +183,32 @@ mod tests {
     use crate::stats::t_quantile;
     use crate::tables::tests::sample;
 
+    fn lookup<'a>(
+        rows: &'a [SummaryRow],
+        scope: &str,
+        subject: &str,
+        m: &str,
+    ) -> Option<&'a SummaryRow> {
+        rows.iter()
+            .find(|r| r.scope == scope && r.subject == subject && r.metric == m)
+    }
+
     fn row<'a>(rows: &'a [SummaryRow], scope: &str, subject: &str, m: &str) -> &'a SummaryRow {
         lookup(rows, scope, subject, m).unwrap_or_else(|| panic!("no {scope} {subject} {m}"))
     }
 
+    fn summary_of(set: &crate::RunSet) -> Vec<SummaryRow> {
+        summary_rows(&Metrics::new(set))
+    }
+
     #[test]
-    fn run_metrics_are_the_values_the_summary_summarises() {
+    fn the_summary_summarises_the_per_replication_values() {
         let set = sample();
-        let rows = summary_rows(&set);
+        let m = Metrics::new(&set);
+        let rows = summary_rows(&m);
         for r in &rows {
             let vals: Vec<f64> = (0..set.runs.len())
-                .flat_map(|i| run_metrics(&set, i))
-                .filter(|m| m.scope == r.scope && m.subject == r.subject && m.metric == r.metric)
-                .map(|m| m.value)
+                .filter_map(|i| m.find_value(i, &r.scope, &r.subject, &r.metric))
                 .collect();
             assert_eq!(
                 Summary::new(&vals),
@@ -411,17 +219,22 @@ mod tests {
                 r.metric
             );
         }
-        let g = run_metrics(&set, 1);
-        let m = g
-            .iter()
-            .find(|m| m.subject == "a" && m.metric == "goodput_bps")
-            .unwrap();
-        assert_eq!(m.value, 3e6);
+        assert_eq!(m.find_value(1, "group", "a", "goodput_bps"), Some(3e6));
+        // Every value some replication defines is summarised: count them.
+        let mut defined = 0;
+        for s in Scope::ALL {
+            for i in 0..m.count(s) {
+                defined += (0..s.metrics().len())
+                    .filter(|&k| (0..2).any(|rep| m.value(rep, s, i, k).is_some()))
+                    .count();
+            }
+        }
+        assert_eq!(rows.len(), defined);
     }
 
     #[test]
     fn group_goodput_is_averaged_per_replication_then_across() {
-        let rows = summary_rows(&sample());
+        let rows = summary_of(&sample());
         // Rep 0: flows at 1 and 3 Mb/s -> 2 Mb/s; rep 1: 2 and 4 -> 3 Mb/s.
         let g = row(&rows, "group", "a", "goodput_bps");
         assert_eq!((g.n, g.mean), (2, 2.5e6));
@@ -443,7 +256,7 @@ mod tests {
 
     #[test]
     fn a_group_without_active_flows_has_counts_but_no_rates() {
-        let rows = summary_rows(&sample());
+        let rows = summary_of(&sample());
         assert_eq!(row(&rows, "group", "b", "active_flows").mean, 0.0);
         assert!(lookup(&rows, "group", "b", "goodput_bps").is_none());
         assert!(lookup(&rows, "group", "b", "jain").is_none());
@@ -452,7 +265,7 @@ mod tests {
 
     #[test]
     fn link_rows_cover_the_links_table_metrics() {
-        let rows = summary_rows(&sample());
+        let rows = summary_of(&sample());
         // Utilisation 0.9 and 1.0 (departed 11.25 and 12.5 MB in 10 s at 10 Mb/s).
         let u = row(&rows, "link", "r1->r2", "utilisation");
         assert_eq!(u.n, 2);
@@ -465,7 +278,7 @@ mod tests {
 
     #[test]
     fn run_rows_report_events_per_wall_second() {
-        let rows = summary_rows(&sample());
+        let rows = summary_of(&sample());
         assert_eq!(row(&rows, "run", "all", "events_per_wall_s").mean, 5000.0);
         assert_eq!(row(&rows, "run", "all", "events").mean, 1500.0);
     }
@@ -474,11 +287,12 @@ mod tests {
     fn one_replication_leaves_sd_and_ci_null_in_the_table() {
         let mut set = sample();
         set.runs.truncate(1);
-        let rows = summary_rows(&set);
+        let m = Metrics::new(&set);
+        let rows = summary_rows(&m);
         let g = row(&rows, "group", "a", "goodput_bps");
         assert_eq!((g.n, g.mean), (1, 2e6));
         assert!(g.ci95_half.is_nan());
-        let df = summary_table(&rows).unwrap();
+        let df = summary_table(&m).unwrap();
         assert_eq!(df.height(), rows.len());
         assert_eq!(df.column("ci95_half").unwrap().null_count(), rows.len());
     }
@@ -486,12 +300,13 @@ mod tests {
     #[test]
     fn notable_links_leave_out_idle_and_quiet_ones() {
         let mut set = sample();
-        assert_eq!(notable_links(&summary_rows(&set)), (vec!["r1->r2"], 1));
+        let notable = |set: &crate::RunSet| Metrics::new(set).notable_links();
+        assert_eq!(notable(&set), (vec![0], 1));
         // A lightly used link without queue or losses is left out next to a loaded one...
         for r in &mut set.runs {
             r.links[1].counters.arrived.pkts = 10;
         }
-        assert_eq!(notable_links(&summary_rows(&set)), (vec!["r1->r2"], 1));
+        assert_eq!(notable(&set), (vec![0], 1));
         // ...but shown when no link is loaded.
         for r in &mut set.runs {
             r.links.truncate(1);
@@ -500,12 +315,12 @@ mod tests {
             r.links[0].counters.marked = Default::default();
             r.links[0].stats.hist_pkts = vec![1];
         }
-        assert_eq!(notable_links(&summary_rows(&set)), (vec!["r1->r2"], 0));
+        assert_eq!(notable(&set), (vec![0], 0));
     }
 
     #[test]
     fn rows_come_in_group_link_run_order() {
-        let rows = summary_rows(&sample());
+        let rows = summary_of(&sample());
         let scopes: Vec<&str> = rows.iter().map(|r| r.scope.as_str()).collect();
         let first_link = scopes.iter().position(|s| *s == "link").unwrap();
         let first_run = scopes.iter().position(|s| *s == "run").unwrap();

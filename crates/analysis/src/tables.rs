@@ -8,18 +8,23 @@
 //! - `summary`: one row per (scope, subject, metric), see [`crate::summary`];
 //! - `series`: one row per sampled point, replication 0 and the others alike.
 //!
+//! Tables that grow with the network (`flows`, `links`, `series`, `summary`)
+//! are built in batches of [`BATCH_ROWS`] rows handed to a [`Sink`], which
+//! writes each to disk before the next is built: a table is never held whole
+//! in memory, nor as rows of strings. Labels are borrowed, not copied per
+//! row; link values are looked up by index ([`Metrics`]).
+//!
 //! Per-flow and per-link figures are measured over the scenario's measurement
 //! window (after warm-up), as the engine reports them; `fct_s` alone spans the
 //! whole run.
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
 
 use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
 use sim_core::{FlowId, GroupId, LinkId, LinkReport, Reason, RunOutput, Subject};
 
-use crate::error::AnalysisError;
+use crate::metrics::{flow_of, Kind, Metrics, Scope, FIRST_REASON_COLUMN, LINK_COLUMNS};
 use crate::stats::jain;
-use crate::summary::summary_rows;
 
 /// What the analysis needs to know about a scenario besides its run outputs.
 #[derive(Clone, Debug, Default)]
@@ -87,44 +92,31 @@ impl RunSet {
     }
 }
 
-/// The five result tables.
-#[derive(Clone, Debug)]
-pub struct Tables {
-    /// One row per replication.
-    pub runs: DataFrame,
-    /// One row per (replication, flow).
-    pub flows: DataFrame,
-    /// One row per (replication, link).
-    pub links: DataFrame,
-    /// One row per (scope, subject, metric), with the CI across replications.
-    pub summary: DataFrame,
-    /// One row per sampled time-series point (may be empty).
-    pub series: DataFrame,
-}
+/// Rows per batch of a table written as it is built: a batch is one Parquet
+/// row group, and the most of a table held in memory at once.
+pub const BATCH_ROWS: usize = 1 << 16;
 
-impl Tables {
-    /// `(name, table)` pairs in file order: runs, flows, links, summary, series.
-    pub fn named(&self) -> [(&'static str, &DataFrame); 5] {
-        [
-            ("runs", &self.runs),
-            ("flows", &self.flows),
-            ("links", &self.links),
-            ("summary", &self.summary),
-            ("series", &self.series),
-        ]
-    }
-}
+/// Where a table's batches go: each is a [`DataFrame`] of at most
+/// [`BATCH_ROWS`] rows, with the same columns; every table sends at least
+/// one (empty if the table has no rows), so a writer always learns its
+/// schema.
+pub type Sink<'s> = dyn FnMut(DataFrame) -> PolarsResult<()> + 's;
 
-/// Build all five tables.
-pub fn build_tables(set: &RunSet) -> Result<Tables, AnalysisError> {
-    Ok(Tables {
-        runs: runs_table(set).map_err(|e| AnalysisError::table("runs", e))?,
-        flows: flows_table(set).map_err(|e| AnalysisError::table("flows", e))?,
-        links: links_table(set).map_err(|e| AnalysisError::table("links", e))?,
-        summary: crate::summary::summary_table(&summary_rows(set))
-            .map_err(|e| AnalysisError::table("summary", e))?,
-        series: series_table(set).map_err(|e| AnalysisError::table("series", e))?,
-    })
+/// Every batch of a table stacked into one frame (for tests and small sets).
+pub fn whole(produce: impl FnOnce(&mut Sink<'_>) -> PolarsResult<()>) -> PolarsResult<DataFrame> {
+    let mut all: Option<DataFrame> = None;
+    produce(&mut |df| {
+        match &mut all {
+            None => all = Some(df),
+            Some(a) => {
+                a.vstack_mut(&df)?;
+            }
+        }
+        Ok(())
+    })?;
+    let mut df = all.unwrap_or_default();
+    df.rechunk_mut();
+    Ok(df)
 }
 
 /// A named column from anything polars can build a series from.
@@ -139,6 +131,33 @@ where
 /// `Some(x)` for a finite `x`, else `None` (written as null).
 pub(crate) fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
+}
+
+/// Feed rows to `push` and hand a batch to `sink` every [`BATCH_ROWS`] rows
+/// and at the end (an empty one if there were no rows). `push` adds row
+/// `k` to the columns; `frame` drains them into a frame.
+fn batched<C>(
+    rows: impl Iterator<Item = usize>,
+    cols: &mut C,
+    mut push: impl FnMut(&mut C, usize),
+    mut frame: impl FnMut(&mut C) -> PolarsResult<DataFrame>,
+    sink: &mut Sink<'_>,
+) -> PolarsResult<()> {
+    let mut in_batch = 0;
+    let mut sent = false;
+    for k in rows {
+        push(cols, k);
+        in_batch += 1;
+        if in_batch == BATCH_ROWS {
+            sink(frame(cols)?)?;
+            in_batch = 0;
+            sent = true;
+        }
+    }
+    if in_batch > 0 || !sent {
+        sink(frame(cols)?)?;
+    }
+    Ok(())
 }
 
 /// `runs`: replication, seed, events, end_s, window_s, wall_s, events_per_wall_s.
@@ -172,62 +191,147 @@ pub fn runs_table(set: &RunSet) -> PolarsResult<DataFrame> {
     )
 }
 
+/// Names of a set's subjects for tables and charts, made once: flow `f<id>`,
+/// group names, link names.
+pub(crate) struct Labels<'m, 'a> {
+    /// `"f<id>"` by flow id.
+    pub flows: Vec<String>,
+    /// Group names by id.
+    pub groups: Vec<Cow<'a, str>>,
+    metrics: &'m Metrics<'a>,
+}
+
+impl<'m, 'a> Labels<'m, 'a> {
+    pub(crate) fn new(m: &'m Metrics<'a>) -> Self {
+        let flows = m
+            .set()
+            .runs
+            .iter()
+            .map(|r| r.flows.len())
+            .max()
+            .unwrap_or(0);
+        Labels {
+            flows: (0..flows)
+                .map(|i| FlowId::from_index(i).to_string())
+                .collect(),
+            groups: (0..m.count(Scope::Group))
+                .map(|g| m.name(Scope::Group, g))
+                .collect(),
+            metrics: m,
+        }
+    }
+
+    /// The name of group `g`.
+    pub(crate) fn group(&self, g: GroupId) -> &str {
+        self.groups.get(g.index()).map_or("", |c| c.as_ref())
+    }
+
+    /// The name of link `l`.
+    pub(crate) fn link(&self, l: LinkId) -> Cow<'a, str> {
+        self.metrics.name(Scope::Link, l.index())
+    }
+}
+
+/// The columns of a batch of the `flows` table.
+#[derive(Default)]
+struct FlowCols<'a> {
+    rep: Vec<u32>,
+    flow: Vec<u32>,
+    group: Vec<&'a str>,
+    start: Vec<f64>,
+    finish: Vec<Option<f64>>,
+    active: Vec<f64>,
+    goodput: Vec<Option<f64>>,
+    throughput: Vec<Option<f64>>,
+    counts: [Vec<u64>; 7],
+    fct: Vec<Option<f64>>,
+}
+
+const FLOW_COUNTS: [&str; 7] = [
+    "sent_pkts",
+    "retx_pkts",
+    "rx_bytes",
+    "goodput_bytes",
+    "timeouts",
+    "reductions",
+    "ce_pkts",
+];
+
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
-/// reductions, ce_pkts, fct_s. Rates are null for a flow inactive in the window; `finish_s`
-/// and `fct_s` are null for a flow that did not complete.
-pub fn flows_table(set: &RunSet) -> PolarsResult<DataFrame> {
-    let rows: Vec<(u32, &sim_core::FlowReport)> = set
+/// reductions, ce_pkts, fct_s, in batches. Rates are null for a flow inactive
+/// in the window; `finish_s` and `fct_s` are null for a flow that did not
+/// complete.
+pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let set = m.set();
+    let labels = Labels::new(m);
+    let starts: Vec<usize> = set
         .runs
         .iter()
-        .flat_map(|r| r.flows.iter().map(move |f| (r.replication, f)))
+        .scan(0, |acc, r| {
+            let s = *acc;
+            *acc += r.flows.len();
+            Some(s)
+        })
         .collect();
-    let u = |f: fn(&sim_core::FlowReport) -> u64| rows.iter().map(|(_, r)| f(r)).collect();
-    let o = |f: fn(&sim_core::FlowReport) -> Option<f64>| -> Vec<Option<f64>> {
-        rows.iter().map(|(_, r)| f(r)).collect()
+    let total: usize = set.runs.iter().map(|r| r.flows.len()).sum();
+    let locate = |k: usize| {
+        let ri = starts.partition_point(|&s| s <= k) - 1;
+        (ri, k - starts[ri])
     };
-    let c = |name: &str, v: Vec<u64>| col(name, v);
-    DataFrame::new(
-        rows.len(),
-        vec![
-            col(
-                "replication",
-                rows.iter().map(|(rep, _)| *rep).collect::<Vec<u32>>(),
-            ),
-            col(
-                "flow",
-                rows.iter().map(|(_, f)| f.flow.0).collect::<Vec<u32>>(),
-            ),
-            col(
-                "group",
-                rows.iter()
-                    .map(|(_, f)| set.meta.group_name(f.group))
-                    .collect::<Vec<String>>(),
-            ),
-            col(
-                "start_s",
-                rows.iter()
-                    .map(|(_, f)| f.start.as_secs_f64())
-                    .collect::<Vec<f64>>(),
-            ),
-            col("finish_s", o(|f| f.finish.map(|t| t.as_secs_f64()))),
-            col(
-                "active_s",
-                rows.iter()
-                    .map(|(_, f)| f.active_secs)
-                    .collect::<Vec<f64>>(),
-            ),
-            col("goodput_bps", o(|f| f.goodput_bps())),
-            col("throughput_bps", o(|f| f.throughput_bps())),
-            c("sent_pkts", u(|f| f.counters.sent_pkts)),
-            c("retx_pkts", u(|f| f.counters.retx_pkts)),
-            c("rx_bytes", u(|f| f.counters.rx_bytes)),
-            c("goodput_bytes", u(|f| f.counters.goodput_bytes)),
-            c("timeouts", u(|f| f.counters.timeouts)),
-            c("reductions", u(|f| f.counters.reductions)),
-            c("ce_pkts", u(|f| f.counters.ce_pkts)),
-            col("fct_s", o(|f| f.fct_secs())),
-        ],
+    let mut cols = FlowCols::default();
+    batched(
+        0..total,
+        &mut cols,
+        |c, k| {
+            let (ri, fi) = locate(k);
+            let r = &set.runs[ri];
+            let f = &r.flows[fi];
+            c.rep.push(r.replication);
+            c.flow.push(f.flow.0);
+            c.group.push(labels.group(f.group));
+            c.start.push(f.start.as_secs_f64());
+            c.finish.push(f.finish.map(|t| t.as_secs_f64()));
+            c.active.push(f.active_secs);
+            c.goodput.push(f.goodput_bps());
+            c.throughput.push(f.throughput_bps());
+            let n = &f.counters;
+            for (v, x) in c.counts.iter_mut().zip([
+                n.sent_pkts,
+                n.retx_pkts,
+                n.rx_bytes,
+                n.goodput_bytes,
+                n.timeouts,
+                n.reductions,
+                n.ce_pkts,
+            ]) {
+                v.push(x);
+            }
+            c.fct.push(f.fct_secs());
+        },
+        |c| {
+            let c = std::mem::take(c);
+            let height = c.rep.len();
+            let mut v = vec![
+                col("replication", c.rep),
+                col("flow", c.flow),
+                col("group", c.group),
+                col("start_s", c.start),
+                col("finish_s", c.finish),
+                col("active_s", c.active),
+                col("goodput_bps", c.goodput),
+                col("throughput_bps", c.throughput),
+            ];
+            v.extend(
+                FLOW_COUNTS
+                    .iter()
+                    .zip(c.counts)
+                    .map(|(name, x)| col(name, x)),
+            );
+            v.push(col("fct_s", c.fct));
+            DataFrame::new(height, v)
+        },
+        sink,
     )
 }
 
@@ -268,70 +372,50 @@ impl Val {
 /// Jain's index over the goodputs of the flows crossing `l` that were active in
 /// the window (`None` if there is no such flow).
 pub fn link_jain(run: &RunOutput, l: &LinkReport) -> Option<f64> {
-    let by_id: BTreeMap<FlowId, &sim_core::FlowReport> =
-        run.flows.iter().map(|f| (f.flow, f)).collect();
     let x: Vec<f64> = l
         .flows
         .iter()
-        .filter_map(|id| by_id.get(id).and_then(|f| f.goodput_bps()))
+        .filter_map(|id| flow_of(run, *id).and_then(|f| f.goodput_bps()))
         .collect();
     finite(jain(&x))
 }
 
-/// The numeric per-link metrics, in column order: the links table's columns after
-/// replication, link and name, and the link metrics of the summary.
-pub(crate) fn link_metrics(l: &LinkReport, jain: Option<f64>) -> Vec<(String, Val)> {
+/// The links table's metric columns of `l` ([`LINK_COLUMNS`], in order), with
+/// `jain` over its flows.
+pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 34] {
     let c = &l.counters;
-    let mut v: Vec<(String, Val)> = vec![
-        ("capacity_bps".into(), Val::Real(l.capacity_bps)),
-        ("utilisation".into(), Val::Real(l.utilisation())),
-        ("backlog_mean_pkts".into(), Val::Real(l.backlog_mean_pkts())),
-        ("backlog_p99_pkts".into(), Val::Real(l.backlog_p99_pkts())),
-        (
-            "backlog_lt2_frac".into(),
-            Val::Maybe(backlog_below_frac(&l.stats.hist_pkts, 2)),
-        ),
-        (
-            "backlog_lt10_frac".into(),
-            Val::Maybe(backlog_below_frac(&l.stats.hist_pkts, 10)),
-        ),
-        (
-            "backlog_max_pkts".into(),
-            Val::Count(u64::from(l.stats.max_pkts)),
-        ),
-        (
-            "backlog_mean_bytes".into(),
-            Val::Real(l.backlog_mean_bytes()),
-        ),
-        ("backlog_p99_bytes".into(), Val::Real(l.backlog_p99_bytes())),
-        ("backlog_max_bytes".into(), Val::Count(l.stats.max_bytes)),
-        ("qdelay_mean_s".into(), Val::Real(l.qdelay_mean_secs())),
-        ("qdelay_max_s".into(), Val::Real(l.qdelay_max_secs())),
-        ("qdelay_sd_s".into(), Val::Real(l.qdelay_sd_secs())),
-        ("mark_prob".into(), Val::Real(l.mark_prob())),
-        ("arrived_pkts".into(), Val::Count(c.arrived.pkts)),
-        ("departed_pkts".into(), Val::Count(c.departed.pkts)),
-        ("dropped_pkts".into(), Val::Count(c.dropped_total().pkts)),
-        ("dropped_run_pkts".into(), Val::Count(l.total_dropped.pkts)),
-        ("marked_pkts".into(), Val::Count(c.marked_total().pkts)),
+    let mut v = [Val::Count(0); 34];
+    let head = [
+        Val::Real(l.capacity_bps),
+        Val::Real(l.utilisation()),
+        Val::Real(l.backlog_mean_pkts()),
+        Val::Real(l.backlog_p99_pkts()),
+        Val::Maybe(backlog_below_frac(&l.stats.hist_pkts, 2)),
+        Val::Maybe(backlog_below_frac(&l.stats.hist_pkts, 10)),
+        Val::Count(u64::from(l.stats.max_pkts)),
+        Val::Real(l.backlog_mean_bytes()),
+        Val::Real(l.backlog_p99_bytes()),
+        Val::Count(l.stats.max_bytes),
+        Val::Real(l.qdelay_mean_secs()),
+        Val::Real(l.qdelay_max_secs()),
+        Val::Real(l.qdelay_sd_secs()),
+        Val::Real(l.mark_prob()),
+        Val::Count(c.arrived.pkts),
+        Val::Count(c.departed.pkts),
+        Val::Count(c.dropped_total().pkts),
+        Val::Count(l.total_dropped.pkts),
+        Val::Count(c.marked_total().pkts),
     ];
+    v[..FIRST_REASON_COLUMN].copy_from_slice(&head);
     for r in Reason::ALL {
-        v.push((
-            format!("drop_{}_pkts", r.as_str()),
-            Val::Count(c.dropped[r as usize].pkts),
-        ));
+        v[FIRST_REASON_COLUMN + r as usize] = Val::Count(c.dropped[r as usize].pkts);
+        v[FIRST_REASON_COLUMN + Reason::COUNT + r as usize] = Val::Count(c.marked[r as usize].pkts);
     }
-    for r in Reason::ALL {
-        v.push((
-            format!("mark_{}_pkts", r.as_str()),
-            Val::Count(c.marked[r as usize].pkts),
-        ));
-    }
-    v.push(("jain".into(), Val::Maybe(jain)));
+    v[33] = Val::Maybe(jain);
     v
 }
 
-/// A column under construction, typed by the first value pushed.
+/// A column under construction, typed by its [`Kind`].
 enum Buf {
     Count(Vec<u64>),
     Real(Vec<f64>),
@@ -339,11 +423,11 @@ enum Buf {
 }
 
 impl Buf {
-    fn for_val(v: Val) -> Buf {
-        match v {
-            Val::Count(_) => Buf::Count(Vec::new()),
-            Val::Real(_) => Buf::Real(Vec::new()),
-            Val::Maybe(_) => Buf::Maybe(Vec::new()),
+    fn new(k: Kind) -> Buf {
+        match k {
+            Kind::Count => Buf::Count(Vec::new()),
+            Kind::Real => Buf::Real(Vec::new()),
+            Kind::Maybe => Buf::Maybe(Vec::new()),
         }
     }
     fn push(&mut self, v: Val) {
@@ -351,146 +435,183 @@ impl Buf {
             (Buf::Count(b), Val::Count(x)) => b.push(x),
             (Buf::Real(b), Val::Real(x)) => b.push(x),
             (Buf::Maybe(b), Val::Maybe(x)) => b.push(x),
-            // link_metrics returns the same variant for a name on every call.
+            // link_columns returns each column's Kind on every call (a test checks it).
             _ => unreachable!("link metric changed type between rows"),
         }
     }
-    fn into_column(self, name: &str) -> Column {
+    fn take_column(&mut self, name: &str) -> Column {
         match self {
-            Buf::Count(b) => col(name, b),
-            Buf::Real(b) => col(name, b),
-            Buf::Maybe(b) => col(name, b),
+            Buf::Count(b) => col(name, std::mem::take(b)),
+            Buf::Real(b) => col(name, std::mem::take(b)),
+            Buf::Maybe(b) => col(name, std::mem::take(b)),
         }
     }
 }
 
-/// A link report with nothing in it, to learn the links table's schema.
-fn empty_link() -> LinkReport {
-    LinkReport {
-        link: LinkId(0),
-        name: String::new(),
-        capacity_bps: 0.0,
-        counters: Default::default(),
-        total_departed: Default::default(),
-        total_dropped: Default::default(),
-        stats: Default::default(),
-        window_secs: 0.0,
-        flows: Vec::new(),
-    }
+/// The columns of a batch of the `links` table.
+struct LinkCols<'a> {
+    rep: Vec<u32>,
+    id: Vec<u32>,
+    name: Vec<Cow<'a, str>>,
+    bufs: Vec<Buf>,
 }
 
-/// `links`: replication, link, name, then every per-link metric:
-/// capacity_bps, utilisation, backlog (mean, p99, max in pkts and bytes), queueing
-/// delay (mean, max), arrived/departed/dropped/marked packets in the window,
-/// `dropped_run_pkts` (drops over the whole run, warm-up included), `drop_<reason>_pkts`
-/// and `mark_<reason>_pkts` for every [`Reason`], and `jain` (null when no flow
-/// crossing the link was active in the window).
-pub fn links_table(set: &RunSet) -> PolarsResult<DataFrame> {
-    let schema = link_metrics(&empty_link(), None);
-    let mut bufs: Vec<Buf> = schema.iter().map(|(_, v)| Buf::for_val(*v)).collect();
-    let (mut reps, mut ids, mut names) = (Vec::new(), Vec::new(), Vec::new());
-    for run in &set.runs {
-        for l in &run.links {
-            reps.push(run.replication);
-            ids.push(l.link.0);
-            names.push(set.link_label(l));
-            for (b, (_, v)) in bufs.iter_mut().zip(link_metrics(l, link_jain(run, l))) {
+/// `links`: replication, link, name, then every per-link metric of
+/// [`LINK_COLUMNS`]: capacity_bps, utilisation, backlog (mean, p99, max in pkts
+/// and bytes), queueing delay (mean, max), arrived/departed/dropped/marked
+/// packets in the window, `dropped_run_pkts` (drops over the whole run, warm-up
+/// included), `drop_<reason>_pkts` and `mark_<reason>_pkts` for every
+/// [`Reason`], and `jain` (null when no flow crossing the link was active in
+/// the window); in batches.
+pub fn links_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let set = m.set();
+    let labels = Labels::new(m);
+    let starts: Vec<usize> = set
+        .runs
+        .iter()
+        .scan(0, |acc, r| {
+            let s = *acc;
+            *acc += r.links.len();
+            Some(s)
+        })
+        .collect();
+    let total: usize = set.runs.iter().map(|r| r.links.len()).sum();
+    let mut cols = LinkCols {
+        rep: Vec::new(),
+        id: Vec::new(),
+        name: Vec::new(),
+        bufs: LINK_COLUMNS.iter().map(|(_, k)| Buf::new(*k)).collect(),
+    };
+    batched(
+        0..total,
+        &mut cols,
+        |c, k| {
+            let ri = starts.partition_point(|&s| s <= k) - 1;
+            let run = &set.runs[ri];
+            let l = &run.links[k - starts[ri]];
+            c.rep.push(run.replication);
+            c.id.push(l.link.0);
+            c.name.push(if l.name.is_empty() {
+                labels.link(l.link)
+            } else {
+                Cow::Borrowed(l.name.as_str())
+            });
+            for (b, v) in c.bufs.iter_mut().zip(link_columns(l, link_jain(run, l))) {
                 b.push(v);
             }
-        }
-    }
-    let height = reps.len();
-    let mut cols = vec![
-        col("replication", reps),
-        col("link", ids),
-        col("name", names),
-    ];
-    cols.extend(
-        bufs.into_iter()
-            .zip(&schema)
-            .map(|(b, (name, _))| b.into_column(name)),
-    );
-    DataFrame::new(height, cols)
+        },
+        |c| {
+            let height = c.rep.len();
+            let names: Vec<&str> = c.name.iter().map(|n| n.as_ref()).collect();
+            let mut v = vec![
+                col("replication", std::mem::take(&mut c.rep)),
+                col("link", std::mem::take(&mut c.id)),
+                col("name", names),
+            ];
+            c.name.clear();
+            v.extend(
+                c.bufs
+                    .iter_mut()
+                    .zip(LINK_COLUMNS.iter())
+                    .map(|(b, (name, _))| b.take_column(name)),
+            );
+            DataFrame::new(height, v)
+        },
+        sink,
+    )
+}
+
+/// The columns of a batch of the `series` table.
+#[derive(Default)]
+struct SeriesCols<'a> {
+    rep: Vec<u32>,
+    time: Vec<f64>,
+    kind: Vec<&'static str>,
+    subject: Vec<Cow<'a, str>>,
+    group: Vec<Option<&'a str>>,
+    metric: Vec<&'static str>,
+    value: Vec<f64>,
 }
 
 /// `series`: replication, time_s, subject_kind (`"flow"` or `"link"`), subject
 /// (`"f<id>"` for a flow, the link's name for a link), group (the flow's group;
-/// null for links), metric, value.
-pub fn series_table(set: &RunSet) -> PolarsResult<DataFrame> {
-    let n: usize = set.runs.iter().map(|r| r.series.len()).sum();
-    let mut rep = Vec::with_capacity(n);
-    let mut time = Vec::with_capacity(n);
-    let mut kind = Vec::with_capacity(n);
-    let mut subject = Vec::with_capacity(n);
-    let mut group: Vec<Option<String>> = Vec::with_capacity(n);
-    let mut metric = Vec::with_capacity(n);
-    let mut value = Vec::with_capacity(n);
-    for run in &set.runs {
-        let labels = SubjectLabels::new(set, run);
-        for p in &run.series {
-            let (k, s, g) = labels.of(p.subject);
-            rep.push(run.replication);
-            time.push(p.time);
-            kind.push(k);
-            subject.push(s);
-            group.push(g);
-            metric.push(p.metric);
-            value.push(p.value);
-        }
-    }
-    DataFrame::new(
-        n,
-        vec![
-            col("replication", rep),
-            col("time_s", time),
-            col("subject_kind", kind),
-            col("subject", subject),
-            col("group", group),
-            col("metric", metric),
-            col("value", value),
-        ],
+/// null for links), metric, value; in batches.
+pub fn series_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let set = m.set();
+    let labels = Labels::new(m);
+    let starts: Vec<usize> = set
+        .runs
+        .iter()
+        .scan(0, |acc, r| {
+            let s = *acc;
+            *acc += r.series.len();
+            Some(s)
+        })
+        .collect();
+    let total: usize = set.runs.iter().map(|r| r.series.len()).sum();
+    let mut cols = SeriesCols::default();
+    batched(
+        0..total,
+        &mut cols,
+        |c, k| {
+            let ri = starts.partition_point(|&s| s <= k) - 1;
+            let run = &set.runs[ri];
+            let p = &run.series[k - starts[ri]];
+            c.rep.push(run.replication);
+            c.time.push(p.time);
+            match p.subject {
+                Subject::Flow(f) => {
+                    c.kind.push("flow");
+                    c.subject.push(match labels.flows.get(f.index()) {
+                        Some(s) => Cow::Borrowed(s.as_str()),
+                        None => Cow::Owned(f.to_string()),
+                    });
+                    c.group
+                        .push(flow_of(run, f).map(|fr| labels.group(fr.group)));
+                }
+                Subject::Link(l) => {
+                    c.kind.push("link");
+                    c.subject.push(labels.link(l));
+                    c.group.push(None);
+                }
+            }
+            c.metric.push(p.metric);
+            c.value.push(p.value);
+        },
+        |c| {
+            let c = std::mem::take(c);
+            let height = c.rep.len();
+            let subject: Vec<&str> = c.subject.iter().map(|s| s.as_ref()).collect();
+            DataFrame::new(
+                height,
+                vec![
+                    col("replication", c.rep),
+                    col("time_s", c.time),
+                    col("subject_kind", c.kind),
+                    col("subject", subject),
+                    col("group", c.group),
+                    col("metric", c.metric),
+                    col("value", c.value),
+                ],
+            )
+        },
+        sink,
     )
 }
 
-/// Labels for series subjects of one run: flow `f<id>` with its group name, link name.
-pub(crate) struct SubjectLabels {
-    flow_group: BTreeMap<FlowId, String>,
-    link_name: BTreeMap<LinkId, String>,
-    meta: RunMeta,
+/// The whole `flows` table ([`flows_batches`] stacked).
+pub fn flows_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
+    whole(|s| flows_batches(m, s))
 }
 
-impl SubjectLabels {
-    /// Labels for `run`.
-    pub(crate) fn new(set: &RunSet, run: &RunOutput) -> Self {
-        SubjectLabels {
-            flow_group: run
-                .flows
-                .iter()
-                .map(|f| (f.flow, set.meta.group_name(f.group)))
-                .collect(),
-            link_name: run
-                .links
-                .iter()
-                .map(|l| (l.link, set.link_label(l)))
-                .collect(),
-            meta: set.meta.clone(),
-        }
-    }
+/// The whole `links` table ([`links_batches`] stacked).
+pub fn links_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
+    whole(|s| links_batches(m, s))
+}
 
-    /// `(subject_kind, subject, group)` of a series subject.
-    pub(crate) fn of(&self, s: Subject) -> (&'static str, String, Option<String>) {
-        match s {
-            Subject::Flow(f) => ("flow", f.to_string(), self.flow_group.get(&f).cloned()),
-            Subject::Link(l) => (
-                "link",
-                self.link_name
-                    .get(&l)
-                    .cloned()
-                    .unwrap_or_else(|| self.meta.link_name(l)),
-                None,
-            ),
-        }
-    }
+/// The whole `series` table ([`series_batches`] stacked).
+pub fn series_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
+    whole(|s| series_batches(m, s))
 }
 
 #[cfg(test)]
@@ -625,6 +746,13 @@ pub(crate) mod tests {
         df.column(col).unwrap().get(row).unwrap().into_static()
     }
 
+    /// `f` applied to the metrics of the sample set.
+    fn with_sample<T>(f: impl FnOnce(&Metrics<'_>) -> T) -> T {
+        let set = sample();
+        let m = Metrics::new(&set);
+        f(&m)
+    }
+
     #[test]
     fn runs_table_has_one_row_per_replication_with_event_rates() {
         let df = runs_table(&sample()).unwrap();
@@ -636,7 +764,7 @@ pub(crate) mod tests {
 
     #[test]
     fn flows_table_leaves_rates_of_inactive_flows_null() {
-        let df = flows_table(&sample()).unwrap();
+        let df = with_sample(|m| flows_table(m).unwrap());
         assert_eq!(df.height(), 6);
         assert_eq!(get(&df, "goodput_bps", 0), AnyValue::Float64(1e6));
         assert_eq!(get(&df, "throughput_bps", 0), AnyValue::Float64(1.0008e6));
@@ -648,7 +776,7 @@ pub(crate) mod tests {
 
     #[test]
     fn links_table_computes_utilisation_backlog_delay_and_jain() {
-        let df = links_table(&sample()).unwrap();
+        let df = with_sample(|m| links_table(m).unwrap());
         assert_eq!(df.height(), 4);
         // (10e6 + 1.25e6) bytes * 8 / (10e6 b/s * 10 s) = 0.9.
         assert_eq!(get(&df, "utilisation", 0), AnyValue::Float64(0.9));
@@ -677,7 +805,7 @@ pub(crate) mod tests {
 
     #[test]
     fn series_table_labels_flows_with_their_group_and_links_by_name() {
-        let df = series_table(&sample()).unwrap();
+        let df = with_sample(|m| series_table(m).unwrap());
         assert_eq!(df.height(), 4);
         assert_eq!(get(&df, "subject", 0), AnyValue::String("f0"));
         assert_eq!(get(&df, "group", 0), AnyValue::String("a"));
@@ -688,11 +816,54 @@ pub(crate) mod tests {
 
     #[test]
     fn empty_run_set_gives_empty_tables_with_their_columns() {
-        let t = build_tables(&RunSet::default()).unwrap();
-        for (name, df) in t.named() {
-            assert_eq!(df.height(), 0, "{name}");
+        let set = RunSet::default();
+        let m = Metrics::new(&set);
+        for df in [
+            runs_table(&set).unwrap(),
+            flows_table(&m).unwrap(),
+            links_table(&m).unwrap(),
+            series_table(&m).unwrap(),
+            crate::summary::summary_table(&m).unwrap(),
+        ] {
+            assert_eq!(df.height(), 0);
         }
-        assert!(t.links.column("jain").is_ok());
-        assert!(t.flows.column("fct_s").is_ok());
+        assert!(links_table(&m).unwrap().column("jain").is_ok());
+        assert!(flows_table(&m).unwrap().column("fct_s").is_ok());
+    }
+
+    #[test]
+    fn link_values_have_their_columns_kinds() {
+        let set = sample();
+        for l in &set.runs[0].links {
+            for (v, (name, k)) in link_columns(l, Some(1.0)).iter().zip(LINK_COLUMNS) {
+                let kind = match v {
+                    Val::Count(_) => Kind::Count,
+                    Val::Real(_) => Kind::Real,
+                    Val::Maybe(_) => Kind::Maybe,
+                };
+                assert_eq!(kind, k, "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_table_comes_in_batches_of_at_most_batch_rows() {
+        // 2 x 40 000 flows: a full batch and a partial one.
+        let mut set = sample();
+        for r in &mut set.runs {
+            r.flows = (0..40_000).map(|i| flow(i, 0, 1000, 1.0)).collect();
+        }
+        let m = Metrics::new(&set);
+        let mut sizes = Vec::new();
+        flows_batches(&m, &mut |df| {
+            sizes.push(df.height());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(sizes, [BATCH_ROWS, 80_000 - BATCH_ROWS]);
+        let whole = flows_table(&m).unwrap();
+        assert_eq!(whole.height(), 80_000);
+        assert_eq!(get(&whole, "flow", 79_999), AnyValue::UInt32(39_999));
+        assert_eq!(get(&whole, "replication", 79_999), AnyValue::UInt32(1));
     }
 }

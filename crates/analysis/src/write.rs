@@ -12,10 +12,12 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, SerWriter};
+use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, PolarsResult, SerWriter};
 
 use crate::error::AnalysisError;
-use crate::tables::Tables;
+use crate::metrics::Metrics;
+use crate::summary::summary_batches;
+use crate::tables::{flows_batches, links_batches, runs_table, series_batches, Sink};
 
 /// Table file format.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -38,23 +40,32 @@ impl Format {
 }
 
 /// Write `runs`, `flows`, `links`, `summary` and `series` as `<name>.<ext>` in
-/// `dir` (which must exist). `series` is skipped when empty, and a `series` file
-/// of the same format left by an earlier run in `dir` is then removed, so the
+/// `dir` (which must exist), each in batches as it is built ([`write_table`]).
+/// `series` is skipped when the runs sampled nothing, and a `series` file of
+/// the same format left by an earlier run in `dir` is then removed, so the
 /// directory never pairs new tables with old series. Returns the files written.
 pub fn write_tables(
     dir: &Path,
-    tables: &Tables,
+    m: &Metrics<'_>,
     format: Format,
 ) -> Result<Vec<PathBuf>, AnalysisError> {
+    let set = m.set();
+    let path = |name: &str| dir.join(format!("{name}.{}", format.extension()));
     let mut written = Vec::new();
-    for (name, df) in tables.named() {
-        let path = dir.join(format!("{name}.{}", format.extension()));
-        if name == "series" && df.height() == 0 {
-            remove_if_exists(&path)?;
-            continue;
-        }
-        write_frame(&path, df, format)?;
-        written.push(path);
+    let runs = runs_table(set).map_err(|e| AnalysisError::table("runs", e))?;
+    write_frame(&path("runs"), &runs, format)?;
+    written.push(path("runs"));
+    write_table(&path("flows"), format, |s| flows_batches(m, s))?;
+    written.push(path("flows"));
+    write_table(&path("links"), format, |s| links_batches(m, s))?;
+    written.push(path("links"));
+    write_table(&path("summary"), format, |s| summary_batches(m, s))?;
+    written.push(path("summary"));
+    if set.runs.iter().all(|r| r.series.is_empty()) {
+        remove_if_exists(&path("series"))?;
+    } else {
+        write_table(&path("series"), format, |s| series_batches(m, s))?;
+        written.push(path("series"));
     }
     Ok(written)
 }
@@ -70,25 +81,74 @@ pub fn remove_if_exists(path: &Path) -> Result<(), AnalysisError> {
 
 /// Write one table to `path` atomically.
 pub fn write_frame(path: &Path, df: &DataFrame, format: Format) -> Result<(), AnalysisError> {
+    write_table(path, format, |sink| sink(df.clone()))
+}
+
+/// Write a table to `path` atomically as `produce` hands its batches to the
+/// sink it is given (each a frame with the same columns; at least one): each
+/// batch goes to the file before the next is built, one Parquet row group or
+/// a run of CSV lines, so the table is never whole in memory. The file
+/// appears under its name only once the last batch is written.
+pub fn write_table(
+    path: &Path,
+    format: Format,
+    produce: impl FnOnce(&mut Sink<'_>) -> PolarsResult<()>,
+) -> Result<(), AnalysisError> {
     let label = path.display().to_string();
     write_atomic_with(path, |file| {
-        let mut df = df.clone();
+        let table = |e| AnalysisError::table(label.clone(), e);
         match format {
-            Format::Parquet => ParquetWriter::new(&mut *file)
-                .finish(&mut df)
-                .map(|_| ())
-                .map_err(|e| AnalysisError::table(label, e)),
+            Format::Parquet => {
+                let mut slot = Some(&mut *file);
+                let mut w = None;
+                produce(&mut |df| {
+                    if w.is_none() {
+                        let f = slot.take().expect("the file goes to the first batch");
+                        w = Some(ParquetWriter::new(f).batched(df.schema())?);
+                    }
+                    w.as_mut().expect("made above").write_batch(&df)
+                })
+                .map_err(table)?;
+                match w {
+                    Some(w) => w.finish().map(|_| ()).map_err(table),
+                    None => Err(no_batch(path)),
+                }
+            }
             Format::Csv => {
-                let mut w = BufWriter::new(&mut *file);
-                CsvWriter::new(&mut w)
-                    .include_header(true)
-                    .finish(&mut df)
-                    .map_err(|e| AnalysisError::table(label.clone(), e))?;
-                w.flush()
+                let mut buf = BufWriter::new(&mut *file);
+                {
+                    let mut slot = Some(&mut buf);
+                    let mut w = None;
+                    produce(&mut |df| {
+                        if w.is_none() {
+                            let f = slot.take().expect("the file goes to the first batch");
+                            w = Some(
+                                CsvWriter::new(f)
+                                    .include_header(true)
+                                    .batched(df.schema())?,
+                            );
+                        }
+                        w.as_mut().expect("made above").write_batch(&df)
+                    })
+                    .map_err(table)?;
+                    match w {
+                        Some(mut w) => w.finish().map_err(table)?,
+                        None => return Err(no_batch(path)),
+                    }
+                }
+                buf.flush()
                     .map_err(|e| AnalysisError::io("cannot write", path, e))
             }
         }
     })
+}
+
+/// The error of a table producer that handed over no batch at all.
+fn no_batch(path: &Path) -> AnalysisError {
+    AnalysisError::Input {
+        path: path.to_path_buf(),
+        msg: "the table produced no batch, not even an empty one".into(),
+    }
 }
 
 /// Write `bytes` to `path` atomically (temporary file, fsync, rename).
@@ -166,8 +226,21 @@ pub(crate) fn commit(tmp: &Path, path: &Path) -> Result<(), AnalysisError> {
 mod tests {
     use super::*;
     use crate::read::read_table;
-    use crate::tables::build_tables;
+    use crate::summary::summary_table;
     use crate::tables::tests::sample;
+    use crate::tables::{flows_table, links_table, series_table, RunSet};
+
+    /// The five tables of `set`, whole, in file order.
+    fn tables(set: &RunSet) -> Vec<(&'static str, DataFrame)> {
+        let m = Metrics::new(set);
+        vec![
+            ("runs", runs_table(set).unwrap()),
+            ("flows", flows_table(&m).unwrap()),
+            ("links", links_table(&m).unwrap()),
+            ("summary", summary_table(&m).unwrap()),
+            ("series", series_table(&m).unwrap()),
+        ]
+    }
 
     fn hidden_files(dir: &Path) -> Vec<String> {
         std::fs::read_dir(dir)
@@ -180,10 +253,10 @@ mod tests {
     #[test]
     fn csv_tables_read_back_with_the_same_rows() {
         let dir = tempfile::tempdir().unwrap();
-        let t = build_tables(&sample()).unwrap();
-        let files = write_tables(dir.path(), &t, Format::Csv).unwrap();
+        let set = sample();
+        let files = write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
         assert_eq!(files.len(), 5);
-        for (name, df) in t.named() {
+        for (name, df) in tables(&set) {
             let back = read_table(&dir.path().join(format!("{name}.csv"))).unwrap();
             assert_eq!(back.height(), df.height(), "{name}");
             assert_eq!(back.width(), df.width(), "{name}");
@@ -194,11 +267,14 @@ mod tests {
     #[test]
     fn parquet_tables_read_back_identical() {
         let dir = tempfile::tempdir().unwrap();
-        let t = build_tables(&sample()).unwrap();
-        write_tables(dir.path(), &t, Format::Parquet).unwrap();
-        for (name, df) in t.named() {
+        let set = sample();
+        write_tables(dir.path(), &Metrics::new(&set), Format::Parquet).unwrap();
+        for (name, df) in tables(&set) {
             let back = read_table(&dir.path().join(format!("{name}.parquet"))).unwrap();
-            assert!(back.equals_missing(df), "{name} differs after a round trip");
+            assert!(
+                back.equals_missing(&df),
+                "{name} differs after a round trip"
+            );
         }
         assert!(hidden_files(dir.path()).is_empty());
     }
@@ -207,14 +283,57 @@ mod tests {
     fn empty_series_is_not_written_and_a_stale_one_is_removed() {
         let dir = tempfile::tempdir().unwrap();
         let mut set = sample();
-        write_tables(dir.path(), &build_tables(&set).unwrap(), Format::Csv).unwrap();
+        write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
         assert!(dir.path().join("series.csv").is_file());
         for r in &mut set.runs {
             r.series.clear();
         }
-        let files = write_tables(dir.path(), &build_tables(&set).unwrap(), Format::Csv).unwrap();
+        let files = write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
         assert_eq!(files.len(), 4);
         assert!(!dir.path().join("series.csv").exists());
+    }
+
+    #[test]
+    fn a_table_in_several_batches_reads_back_whole_in_both_formats() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = DataFrame::new(2, vec![crate::tables::col("x", vec![1u64, 2])]).unwrap();
+        let b = DataFrame::new(1, vec![crate::tables::col("x", vec![3u64])]).unwrap();
+        for f in [Format::Parquet, Format::Csv] {
+            let p = dir.path().join(format!("t.{}", f.extension()));
+            write_table(&p, f, |sink| {
+                sink(a.clone())?;
+                sink(b.clone())
+            })
+            .unwrap();
+            let back = read_table(&p).unwrap();
+            let x: Vec<Option<i64>> = back
+                .column("x")
+                .unwrap()
+                .cast(&polars::prelude::DataType::Int64)
+                .unwrap()
+                .i64()
+                .unwrap()
+                .iter()
+                .collect();
+            assert_eq!(x, [Some(1), Some(2), Some(3)], "{f:?}");
+        }
+        assert!(hidden_files(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_producer_that_fails_after_a_batch_leaves_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = DataFrame::new(1, vec![crate::tables::col("x", vec![1u64])]).unwrap();
+        for f in [Format::Parquet, Format::Csv] {
+            let p = dir.path().join(format!("t.{}", f.extension()));
+            let e = write_table(&p, f, |sink| {
+                sink(a.clone())?;
+                Err(polars::prelude::PolarsError::ComputeError("stopped".into()))
+            });
+            assert!(e.is_err());
+            assert!(!p.exists(), "{f:?}");
+        }
+        assert!(hidden_files(dir.path()).is_empty());
     }
 
     #[test]

@@ -20,8 +20,8 @@ use polars::prelude::{Column, DataFrame};
 
 use super::{read_part, statuses, Manifest, RunFiles, RunKey, RunStatus};
 use crate::error::AnalysisError;
+use crate::metrics::WALL_CLOCK_METRICS;
 use crate::stats::Summary;
-use crate::summary::WALL_CLOCK_METRICS;
 use crate::tables::{col, finite};
 use crate::write::{remove_if_exists, write_frame, Format};
 

@@ -24,13 +24,14 @@ pub mod collect;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use polars::prelude::{DataFrame, NamedFrom, Series};
+use polars::prelude::{DataFrame, PolarsResult};
 use serde::{Deserialize, Serialize};
 
 use crate::error::AnalysisError;
+use crate::metrics::{Metrics, Scope};
 use crate::read::{floats, read_table, strings};
-use crate::summary::MetricValue;
-use crate::write::{remove_if_exists, write_atomic, write_frame, Format};
+use crate::tables::{col, whole, Sink, BATCH_ROWS};
+use crate::write::{remove_if_exists, write_atomic, write_table, Format};
 
 /// The manifest's file name.
 pub const MANIFEST: &str = "manifest.toml";
@@ -177,9 +178,10 @@ impl RunFiles {
         write_atomic(&self.started, text.as_bytes())
     }
 
-    /// Record the run's result (removing any failure record, then the marker).
-    pub fn write_part(&self, metrics: &[MetricValue]) -> Result<(), AnalysisError> {
-        write_frame(&self.part, &part_frame(metrics)?, Format::Parquet)?;
+    /// Record the result of replication `rep` of `m` (removing any failure
+    /// record, then the marker).
+    pub fn write_part(&self, m: &Metrics<'_>, rep: usize) -> Result<(), AnalysisError> {
+        write_table(&self.part, Format::Parquet, |s| part_batches(m, rep, s))?;
         remove_if_exists(&self.failed)?;
         remove_if_exists(&self.started)
     }
@@ -283,25 +285,60 @@ pub fn status_counts(st: &[(RunKey, RunStatus)]) -> BTreeMap<&'static str, usize
     c
 }
 
-/// A part's table: scope, subject, metric, value.
-pub fn part_frame(metrics: &[MetricValue]) -> Result<DataFrame, AnalysisError> {
-    let s = |name: &str, f: fn(&MetricValue) -> &str| {
-        Series::new(name.into(), metrics.iter().map(f).collect::<Vec<&str>>()).into()
-    };
-    DataFrame::new(
-        metrics.len(),
-        vec![
-            s("scope", |m| m.scope),
-            s("subject", |m| &m.subject),
-            s("metric", |m| &m.metric),
-            Series::new(
-                "value".into(),
-                metrics.iter().map(|m| m.value).collect::<Vec<f64>>(),
-            )
-            .into(),
-        ],
-    )
-    .map_err(|e| AnalysisError::table("part", e))
+/// The columns of a batch of a part.
+#[derive(Default)]
+struct PartCols<'a> {
+    scope: Vec<&'static str>,
+    subject: Vec<std::borrow::Cow<'a, str>>,
+    metric: Vec<&'static str>,
+    value: Vec<f64>,
+}
+
+impl PartCols<'_> {
+    fn frame(&mut self) -> PolarsResult<DataFrame> {
+        let c = std::mem::take(self);
+        let subject: Vec<&str> = c.subject.iter().map(|s| s.as_ref()).collect();
+        DataFrame::new(
+            c.value.len(),
+            vec![
+                col("scope", c.scope),
+                col("subject", subject),
+                col("metric", c.metric),
+                col("value", c.value),
+            ],
+        )
+    }
+}
+
+/// A part's table (scope, subject, metric, value: every metric replication
+/// `rep` of `m` defines, groups, then links, then the run), in batches.
+pub fn part_batches(m: &Metrics<'_>, rep: usize, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let mut c = PartCols::default();
+    let mut sent = false;
+    for scope in Scope::ALL {
+        for i in 0..m.count(scope) {
+            for (k, v) in m.row(rep, scope, i).into_iter().enumerate() {
+                let Some(v) = v else { continue };
+                c.scope.push(scope.as_str());
+                c.subject.push(m.name(scope, i));
+                c.metric.push(scope.metrics()[k]);
+                c.value.push(v);
+                if c.value.len() == BATCH_ROWS {
+                    sink(c.frame()?)?;
+                    sent = true;
+                }
+            }
+        }
+    }
+    if !c.value.is_empty() || !sent {
+        sink(c.frame()?)?;
+    }
+    Ok(())
+}
+
+/// A part's whole table ([`part_batches`] stacked).
+pub fn part_frame(m: &Metrics<'_>, rep: usize) -> Result<DataFrame, AnalysisError> {
+    whole(|s| part_batches(m, rep, s)).map_err(|e| AnalysisError::table("part", e))
 }
 
 /// A part's rows back: (scope, subject, metric, value).

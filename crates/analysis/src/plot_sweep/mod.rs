@@ -28,9 +28,9 @@ use polars::prelude::DataFrame;
 
 use crate::campaign::{Manifest, ManifestParam};
 use crate::error::AnalysisError;
+use crate::metrics::NOTABLE_UTILISATION;
 use crate::plot::{axis, render, safe, Chart, PlotFormat, FONT};
 use crate::read::{find_table, floats, read_table, strings};
-use crate::summary::NOTABLE_UTILISATION;
 
 /// Most series drawn on one chart; more would make the legend unreadable.
 pub const MAX_SERIES: usize = 12;
