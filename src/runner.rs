@@ -39,15 +39,10 @@ pub fn run_all(
             sim_core::fmt_num(topology::limits::MAX_SERIES_VALUES),
         ));
     }
-    // Build replication 0 first: a user error surfaces before any work. Each
-    // worker then builds its own replication: only the simulators being run are
-    // in memory at once, and a run's memory comes from the allocator arena of
-    // the thread that uses it.
-    drop(
-        resolved
-            .build(seed, 0)
-            .map_err(|e: ScenarioError| e.to_string())?,
-    );
+    // Build replication 0 first: a user error surfaces before any work.
+    let first = resolved
+        .build(seed, 0)
+        .map_err(|e: ScenarioError| e.to_string())?;
     let total_ms = (duration.as_secs_f64() * 1000.0 * f64::from(reps)).ceil() as u64;
     let bar = if progress {
         let b =
@@ -69,36 +64,56 @@ pub fn run_all(
     } else {
         threads.min(reps as usize)
     };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
     let t0 = Instant::now();
-    let results: Vec<(RunOutput, f64)> = pool.install(|| {
+    let run_one = |r: u32, sim: sim_core::Simulator| -> Result<(RunOutput, f64), String> {
+        let t = Instant::now();
+        let mut reported_ms = 0u64;
+        let every = SimDuration::from_millis(100);
+        let out = sim.run_observed(every, &mut |now| {
+            let ms = (now.as_secs_f64() * 1000.0) as u64;
+            bar.inc(ms.saturating_sub(reported_ms));
+            reported_ms = reported_ms.max(ms);
+            let el = t0.elapsed().as_secs_f64();
+            if el > 0.0 {
+                let simsec = bar.position() as f64 / 1000.0;
+                bar.set_message(format!("{:.1} s/s", simsec / el));
+            }
+        });
+        if let Some(o) = &out.overload {
+            return Err(overload_error(resolved, r, o));
+        }
+        Ok((out, t.elapsed().as_secs_f64()))
+    };
+    let results: Vec<(RunOutput, f64)> = if reps == 1 || threads == 1 {
+        // One at a time, on this thread, replication 0 as built above: the
+        // network is built once, and every run reuses the memory of the one
+        // before (the allocator keeps a thread's freed memory for that thread).
+        let mut first = Some(first);
         (0..reps)
-            .into_par_iter()
             .map(|r| {
-                let sim = resolved.build(seed, r).map_err(|e| e.to_string())?;
-                let t = Instant::now();
-                let mut reported_ms = 0u64;
-                let every = SimDuration::from_millis(100);
-                let out = sim.run_observed(every, &mut |now| {
-                    let ms = (now.as_secs_f64() * 1000.0) as u64;
-                    bar.inc(ms.saturating_sub(reported_ms));
-                    reported_ms = reported_ms.max(ms);
-                    let el = t0.elapsed().as_secs_f64();
-                    if el > 0.0 {
-                        let simsec = bar.position() as f64 / 1000.0;
-                        bar.set_message(format!("{:.1} s/s", simsec / el));
-                    }
-                });
-                if let Some(o) = &out.overload {
-                    return Err(overload_error(resolved, r, o));
-                }
-                Ok((out, t.elapsed().as_secs_f64()))
+                let sim = match first.take() {
+                    Some(sim) => sim,
+                    None => resolved.build(seed, r).map_err(|e| e.to_string())?,
+                };
+                run_one(r, sim)
             })
-            .collect::<Result<Vec<_>, String>>()
-    })?;
+            .collect::<Result<Vec<_>, String>>()?
+    } else {
+        // Each worker builds its own replication: only the simulators being
+        // run are in memory at once, and a run's memory comes from the
+        // allocator arena of the thread that uses it.
+        drop(first);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+        pool.install(|| {
+            (0..reps)
+                .into_par_iter()
+                .map(|r| run_one(r, resolved.build(seed, r).map_err(|e| e.to_string())?))
+                .collect::<Result<Vec<_>, String>>()
+        })?
+    };
     bar.finish_and_clear();
     let (outputs, wall_secs) = results.into_iter().unzip();
     Ok(Runs { outputs, wall_secs })

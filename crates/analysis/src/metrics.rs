@@ -190,6 +190,13 @@ pub const RUN_METRICS: [&str; 3] = ["events", "wall_s", "events_per_wall_s"];
 /// between identical runs, so campaign summaries leave them out.
 pub const WALL_CLOCK_METRICS: [&str; 2] = ["wall_s", "events_per_wall_s"];
 
+/// Buffers reused from subject to subject by [`Metrics::summaries_into`].
+#[derive(Default)]
+pub(crate) struct Scratch {
+    rows: Vec<f64>,
+    vals: Vec<f64>,
+}
+
 /// What one replication's values need, computed once.
 struct Rep {
     /// Groups x [`GROUP_METRICS`], row-major; NaN = undefined.
@@ -324,42 +331,53 @@ impl<'a> Metrics<'a> {
     /// Every metric of subject `i` of `scope` in replication `rep`, in
     /// [`Scope::metrics`] order (`None` = undefined).
     pub fn row(&self, rep: usize, scope: Scope, i: usize) -> Vec<Option<f64>> {
+        let mut out = vec![f64::NAN; scope.metrics().len()];
+        self.fill_row(rep, scope, i, &mut out);
+        out.into_iter().map(finite).collect()
+    }
+
+    /// Every metric of subject `i` of `scope` in replication `rep` into `out`
+    /// ([`Scope::metrics`]`.len()` long; NaN where undefined).
+    pub(crate) fn fill_row(&self, rep: usize, scope: Scope, i: usize, out: &mut [f64]) {
+        out.fill(f64::NAN);
         let Some(r) = self.reps.get(rep) else {
-            return vec![None; scope.metrics().len()];
+            return;
         };
+        let keep = |x: f64| if x.is_finite() { x } else { f64::NAN };
         match scope {
             Scope::Group => {
                 let k = GROUP_METRICS.len();
-                match r.groups.get(i * k..(i + 1) * k) {
-                    Some(v) => v.iter().map(|&x| finite(x)).collect(),
-                    None => vec![None; k],
+                if let Some(v) = r.groups.get(i * k..(i + 1) * k) {
+                    for (o, &x) in out.iter_mut().zip(v) {
+                        *o = keep(x);
+                    }
                 }
             }
-            Scope::Run => r.run.iter().map(|&x| finite(x)).collect(),
-            Scope::Link => self.link_row(rep, r, i),
+            Scope::Run => {
+                for (o, &x) in out.iter_mut().zip(&r.run) {
+                    *o = keep(x);
+                }
+            }
+            Scope::Link => {
+                let run = &self.set.runs[rep];
+                let Some(l) = run.links.get(i) else {
+                    return;
+                };
+                let cols = link_columns(l, link_jain(run, l));
+                for (o, v) in out.iter_mut().zip(cols) {
+                    *o = v.value().unwrap_or(f64::NAN);
+                }
+                let n = cols.len();
+                out[n] = r.fair.get(i).copied().map_or(f64::NAN, keep);
+                let lp = r.peaks.get(i).copied().unwrap_or_default();
+                out[n + 1] = lp.arrival.map_or(f64::NAN, keep);
+                out[n + 2] = lp.loss.map_or(f64::NAN, keep);
+                out[n + 3] = lp
+                    .rate_var()
+                    .filter(|_| l.capacity_bps > 0.0)
+                    .map_or(f64::NAN, |v| keep(v / (l.capacity_bps * l.capacity_bps)));
+            }
         }
-    }
-
-    fn link_row(&self, rep: usize, r: &Rep, i: usize) -> Vec<Option<f64>> {
-        let run = &self.set.runs[rep];
-        let Some(l) = run.links.get(i) else {
-            return vec![None; LINK_METRICS.len()];
-        };
-        let mut out: Vec<Option<f64>> = link_columns(l, link_jain(run, l))
-            .iter()
-            .map(|v| v.value())
-            .collect();
-        out.push(r.fair.get(i).copied().and_then(finite));
-        let lp = r.peaks.get(i).copied().unwrap_or_default();
-        out.push(lp.arrival.and_then(finite));
-        out.push(lp.loss.and_then(finite));
-        out.push(
-            lp.rate_var()
-                .filter(|_| l.capacity_bps > 0.0)
-                .map(|v| v / (l.capacity_bps * l.capacity_bps))
-                .and_then(finite),
-        );
-        out
     }
 
     /// Metric `m` of subject `i` of `scope` in replication `rep`.
@@ -372,7 +390,7 @@ impl<'a> Metrics<'a> {
                 .copied()
                 .and_then(finite),
             Scope::Run => r.run.get(m).copied().and_then(finite),
-            Scope::Link => self.link_row(rep, r, i).get(m).copied().flatten(),
+            Scope::Link => self.row(rep, scope, i).get(m).copied().flatten(),
         }
     }
 
@@ -388,17 +406,47 @@ impl<'a> Metrics<'a> {
     /// Each metric of subject `i` summarised across replications (`None`
     /// where no replication defines it), in [`Scope::metrics`] order.
     pub fn summaries(&self, scope: Scope, i: usize) -> Vec<Option<Summary>> {
-        let rows: Vec<Vec<Option<f64>>> = (0..self.reps.len())
-            .map(|r| self.row(r, scope, i))
-            .collect();
-        let mut vals = Vec::with_capacity(rows.len());
-        (0..scope.metrics().len())
-            .map(|m| {
-                vals.clear();
-                vals.extend(rows.iter().filter_map(|row| row[m]));
-                (!vals.is_empty()).then(|| Summary::new(&vals))
-            })
-            .collect()
+        let mut out = Vec::new();
+        self.summaries_into(scope, i, &mut Scratch::default(), &mut out);
+        out
+    }
+
+    /// [`Metrics::summaries`] into `out`, with buffers that a caller going
+    /// through many subjects keeps from one to the next.
+    pub(crate) fn summaries_into(
+        &self,
+        scope: Scope,
+        i: usize,
+        scratch: &mut Scratch,
+        out: &mut Vec<Option<Summary>>,
+    ) {
+        let k = scope.metrics().len();
+        let reps = self.reps.len();
+        scratch.rows.resize(reps * k, f64::NAN);
+        for rep in 0..reps {
+            self.fill_row(rep, scope, i, &mut scratch.rows[rep * k..(rep + 1) * k]);
+        }
+        out.clear();
+        for m in 0..k {
+            scratch.vals.clear();
+            scratch.vals.extend(
+                (0..reps)
+                    .map(|rep| scratch.rows[rep * k + m])
+                    .filter(|x| !x.is_nan()),
+            );
+            out.push(match scratch.vals.len() {
+                0 => None,
+                // One replication: its value, no spread, no interval (what
+                // Summary::new gives, without its arithmetic).
+                1 => Some(Summary {
+                    n: 1,
+                    mean: scratch.vals[0],
+                    sd: f64::NAN,
+                    half_width: f64::NAN,
+                }),
+                _ => Some(Summary::new(&scratch.vals)),
+            });
+        }
     }
 
     /// Metric `m` of subject `i` of `scope` summarised across replications.
@@ -428,21 +476,37 @@ impl<'a> Metrics<'a> {
     /// The links worth showing ([`notable`]), by id, and how many were left
     /// out.
     pub fn notable_links(&self) -> (Vec<usize>, usize) {
+        // The five means the choice needs, read off the reports (not every
+        // link's whole summary): each the mean over the replications that
+        // have the link, as the summary's would be.
+        let mean = |vals: &[f64]| {
+            if vals.is_empty() {
+                0.0
+            } else {
+                vals.iter().sum::<f64>() / vals.len() as f64
+            }
+        };
+        let mut v: [Vec<f64>; 5] = Default::default();
         let loads: Vec<LinkLoad> = (0..self.links)
             .map(|i| {
-                let s = self.summaries(Scope::Link, i);
-                let mean = |name: &str| {
-                    Scope::Link
-                        .metric(name)
-                        .and_then(|m| s[m])
-                        .map_or(0.0, |x| x.mean)
-                };
+                v.iter_mut().for_each(Vec::clear);
+                for l in self.set.runs.iter().filter_map(|r| r.links.get(i)) {
+                    let c = &l.counters;
+                    v[0].push(c.arrived.pkts as f64);
+                    v[1].push(c.dropped_total().pkts as f64);
+                    v[2].push(c.marked_total().pkts as f64);
+                    v[3].push(l.backlog_p99_pkts());
+                    let u = l.utilisation();
+                    if u.is_finite() {
+                        v[4].push(u);
+                    }
+                }
                 LinkLoad {
-                    arrived: mean("arrived_pkts"),
-                    dropped: mean("dropped_pkts"),
-                    marked: mean("marked_pkts"),
-                    backlog_p99: mean("backlog_p99_pkts"),
-                    utilisation: mean("utilisation"),
+                    arrived: mean(&v[0]),
+                    dropped: mean(&v[1]),
+                    marked: mean(&v[2]),
+                    backlog_p99: mean(&v[3]),
+                    utilisation: mean(&v[4]),
                 }
             })
             .collect();

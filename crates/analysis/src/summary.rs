@@ -43,9 +43,11 @@
 
 use polars::prelude::{DataFrame, PolarsResult};
 
-use crate::metrics::{Metrics, Scope};
+use crate::metrics::{Metrics, Scope, Scratch};
 use crate::stats::Summary;
-use crate::tables::{col, finite, whole, Sink, BATCH_ROWS};
+use polars::prelude::IdxSize;
+
+use crate::tables::{col, nullable, whole, Dict, Sink, BATCH_ROWS};
 
 /// One row of the summary table, owned (the table read back from a file, or
 /// a whole summary for tests: [`summary_rows`]).
@@ -83,11 +85,14 @@ impl SummaryRow {
 /// table order: groups (by id), links (by id), the run. `each` receives
 /// (scope, subject id, metric index, summary).
 pub fn for_each_summary(m: &Metrics<'_>, mut each: impl FnMut(Scope, usize, usize, Summary)) {
+    let mut scratch = Scratch::default();
+    let mut summaries = Vec::new();
     for scope in Scope::ALL {
         for i in 0..m.count(scope) {
-            for (k, s) in m.summaries(scope, i).into_iter().enumerate() {
+            m.summaries_into(scope, i, &mut scratch, &mut summaries);
+            for (k, s) in summaries.iter().enumerate() {
                 if let Some(s) = s {
-                    each(scope, i, k, s);
+                    each(scope, i, k, *s);
                 }
             }
         }
@@ -95,31 +100,72 @@ pub fn for_each_summary(m: &Metrics<'_>, mut each: impl FnMut(Scope, usize, usiz
 }
 
 /// The columns of a batch of the summary table.
-#[derive(Default)]
 struct Cols<'a> {
-    scope: Vec<&'static str>,
-    subject: Vec<std::borrow::Cow<'a, str>>,
-    metric: Vec<&'static str>,
+    scope: Dict<'static>,
+    subject: Dict<'a>,
+    /// The subject of the last row, for [`Cols::subject`].
+    last: Option<(Scope, usize)>,
+    metric: Dict<'static>,
+    /// Where each scope's metrics start in `metric`'s values.
+    metric_at: [IdxSize; 3],
     n: Vec<u64>,
-    mean: Vec<Option<f64>>,
-    sd: Vec<Option<f64>>,
-    half: Vec<Option<f64>>,
+    /// Mean, sd and half-width; non-finite values are written as nulls.
+    mean: Vec<f64>,
+    sd: Vec<f64>,
+    half: Vec<f64>,
 }
 
-impl Cols<'_> {
+impl<'a> Cols<'a> {
+    fn new() -> Self {
+        let mut metric_at = [0; 3];
+        let mut at = 0;
+        for (k, s) in Scope::ALL.iter().enumerate() {
+            metric_at[k] = at as IdxSize;
+            at += s.metrics().len();
+        }
+        Cols {
+            scope: Dict::of(Scope::ALL.map(Scope::as_str)),
+            subject: Dict::default(),
+            last: None,
+            metric: Dict::of(Scope::ALL.iter().flat_map(|s| s.metrics().iter().copied())),
+            metric_at,
+            n: Vec::new(),
+            mean: Vec::new(),
+            sd: Vec::new(),
+            half: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, m: &Metrics<'a>, scope: Scope, i: usize, k: usize, s: Summary) {
+        let si = scope as usize;
+        self.scope.push(si as IdxSize);
+        let subject = match self.subject.last() {
+            Some(j) if self.last == Some((scope, i)) => j,
+            _ => {
+                self.last = Some((scope, i));
+                self.subject.add(m.name(scope, i))
+            }
+        };
+        self.subject.push(subject);
+        self.metric.push(self.metric_at[si] + k as IdxSize);
+        self.n.push(s.n as u64);
+        self.mean.push(s.mean);
+        self.sd.push(s.sd);
+        self.half.push(s.half_width);
+    }
+
     fn frame(&mut self) -> PolarsResult<DataFrame> {
-        let c = std::mem::take(self);
-        let subject: Vec<&str> = c.subject.iter().map(|s| s.as_ref()).collect();
+        self.last = None;
         DataFrame::new(
-            c.n.len(),
+            self.n.len(),
             vec![
-                col("scope", c.scope),
-                col("subject", subject),
-                col("metric", c.metric),
-                col("n", c.n),
-                col("mean", c.mean),
-                col("sd", c.sd),
-                col("ci95_half", c.half),
+                self.scope.take_column("scope", true)?,
+                self.subject.take_column("subject", false)?,
+                self.metric.take_column("metric", true)?,
+                col("n", std::mem::take(&mut self.n)),
+                nullable("mean", std::mem::take(&mut self.mean)),
+                nullable("sd", std::mem::take(&mut self.sd)),
+                nullable("ci95_half", std::mem::take(&mut self.half)),
             ],
         )
     }
@@ -128,20 +174,14 @@ impl Cols<'_> {
 /// `summary`: scope, subject, metric, n, mean, sd, ci95_half (sd and ci95_half
 /// are null with one replication), in batches of at most [`BATCH_ROWS`] rows.
 pub fn summary_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
-    let mut c = Cols::default();
+    let mut c = Cols::new();
     let mut result = Ok(());
     let mut sent = false;
     for_each_summary(m, |scope, i, k, s| {
         if result.is_err() {
             return;
         }
-        c.scope.push(scope.as_str());
-        c.subject.push(m.name(scope, i));
-        c.metric.push(scope.metrics()[k]);
-        c.n.push(s.n as u64);
-        c.mean.push(finite(s.mean));
-        c.sd.push(finite(s.sd));
-        c.half.push(finite(s.half_width));
+        c.push(m, scope, i, k, s);
         if c.n.len() == BATCH_ROWS {
             result = c.frame().and_then(&mut *sink);
             sent = true;

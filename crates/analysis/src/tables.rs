@@ -20,7 +20,10 @@
 
 use std::borrow::Cow;
 
-use polars::prelude::{Column, DataFrame, NamedFrom, PolarsResult, Series};
+use polars::prelude::{
+    Column, DataFrame, Float64Chunked, IdxSize, IntoSeries, NamedFrom, PolarsResult, Series,
+};
+use polars_arrow::bitmap::Bitmap;
 use sim_core::{FlowId, GroupId, LinkId, LinkReport, Reason, RunOutput, Subject};
 
 use crate::metrics::{flow_of, Kind, Metrics, Scope, FIRST_REASON_COLUMN, LINK_COLUMNS};
@@ -94,7 +97,7 @@ impl RunSet {
 
 /// Rows per batch of a table written as it is built: a batch is one Parquet
 /// row group, and the most of a table held in memory at once.
-pub const BATCH_ROWS: usize = 1 << 16;
+pub const BATCH_ROWS: usize = 1 << 14;
 
 /// Where a table's batches go: each is a [`DataFrame`] of at most
 /// [`BATCH_ROWS`] rows, with the same columns; every table sends at least
@@ -126,6 +129,73 @@ where
     P: ?Sized,
 {
     Column::from(Series::new(name.into(), values))
+}
+
+/// A string column built from a few distinct values by index: the values
+/// are stored once and each row holds a reference to one, so a summary's
+/// 10^7 rows of metric names, scopes and link names cost no string copy each
+/// (polars gathers the views; the column reads as any other string column).
+#[derive(Default)]
+pub(crate) struct Dict<'a> {
+    values: Vec<Cow<'a, str>>,
+    rows: Vec<IdxSize>,
+}
+
+impl<'a> Dict<'a> {
+    /// A dictionary of the given distinct values.
+    pub(crate) fn of(values: impl IntoIterator<Item = &'a str>) -> Self {
+        Dict {
+            values: values.into_iter().map(Cow::Borrowed).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    /// Add a value; returns its index.
+    pub(crate) fn add(&mut self, v: Cow<'a, str>) -> IdxSize {
+        self.values.push(v);
+        (self.values.len() - 1) as IdxSize
+    }
+
+    /// The index of the last value added (`None` if none).
+    pub(crate) fn last(&self) -> Option<IdxSize> {
+        self.values.len().checked_sub(1).map(|i| i as IdxSize)
+    }
+
+    /// Append a row holding value `k`.
+    #[inline]
+    pub(crate) fn push(&mut self, k: IdxSize) {
+        self.rows.push(k);
+    }
+
+    /// The column of the rows so far; the rows are cleared (the values kept
+    /// when `keep_values`, for a fixed dictionary).
+    pub(crate) fn take_column(&mut self, name: &str, keep_values: bool) -> PolarsResult<Column> {
+        let values: Vec<&str> = self.values.iter().map(|v| v.as_ref()).collect();
+        let dict = Series::new(name.into(), values);
+        let col = dict.take_slice(&self.rows)?;
+        self.rows.clear();
+        if !keep_values {
+            self.values.clear();
+        }
+        Ok(Column::from(col))
+    }
+}
+
+/// A Float64 column of `values` in which every non-finite value is null:
+/// built from the values and a validity bitmap, not value by value from
+/// options (a summary's 10^7 rows).
+pub(crate) fn nullable(name: &str, mut values: Vec<f64>) -> Column {
+    let name = name.into();
+    let column = if values.iter().all(|x| x.is_finite()) {
+        Float64Chunked::from_vec(name, values)
+    } else {
+        let valid: Bitmap = values.iter().map(|x| x.is_finite()).collect();
+        for x in values.iter_mut().filter(|x| !x.is_finite()) {
+            *x = 0.0;
+        }
+        Float64Chunked::from_vec_validity(name, values, Some(valid))
+    };
+    Column::from(column.into_series())
 }
 
 /// `Some(x)` for a finite `x`, else `None` (written as null).
@@ -342,7 +412,16 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
 /// time less than two packets"). `None` for an empty window.
 /// Links table and summary: `backlog_lt2_frac`, `backlog_lt10_frac`.
 pub fn backlog_below_frac(hist_pkts: &[u64], k: usize) -> Option<f64> {
-    let total: u128 = hist_pkts.iter().map(|&x| u128::from(x)).sum();
+    below_frac(hist_pkts, hist_total(hist_pkts), k)
+}
+
+/// The time a histogram covers: the sum of its bins.
+fn hist_total(hist: &[u64]) -> u128 {
+    hist.iter().map(|&x| u128::from(x)).sum()
+}
+
+/// [`backlog_below_frac`] with the histogram's total already summed.
+fn below_frac(hist_pkts: &[u64], total: u128, k: usize) -> Option<f64> {
     let below: u128 = hist_pkts.iter().take(k).map(|&x| u128::from(x)).sum();
     (total > 0).then(|| below as f64 / total as f64)
 }
@@ -372,26 +451,35 @@ impl Val {
 /// Jain's index over the goodputs of the flows crossing `l` that were active in
 /// the window (`None` if there is no such flow).
 pub fn link_jain(run: &RunOutput, l: &LinkReport) -> Option<f64> {
-    let x: Vec<f64> = l
-        .flows
-        .iter()
-        .filter_map(|id| flow_of(run, *id).and_then(|f| f.goodput_bps()))
-        .collect();
-    finite(jain(&x))
+    thread_local! {
+        // Reused: a link at a time, 10^5 links would otherwise allocate 10^5 times.
+        static GOODPUTS: std::cell::RefCell<Vec<f64>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    GOODPUTS.with(|x| {
+        let mut x = x.borrow_mut();
+        x.clear();
+        x.extend(
+            l.flows
+                .iter()
+                .filter_map(|id| flow_of(run, *id).and_then(|f| f.goodput_bps())),
+        );
+        finite(jain(&x))
+    })
 }
 
 /// The links table's metric columns of `l` ([`LINK_COLUMNS`], in order), with
 /// `jain` over its flows.
 pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 34] {
     let c = &l.counters;
+    let total = hist_total(&l.stats.hist_pkts);
     let mut v = [Val::Count(0); 34];
     let head = [
         Val::Real(l.capacity_bps),
         Val::Real(l.utilisation()),
         Val::Real(l.backlog_mean_pkts()),
         Val::Real(l.backlog_p99_pkts()),
-        Val::Maybe(backlog_below_frac(&l.stats.hist_pkts, 2)),
-        Val::Maybe(backlog_below_frac(&l.stats.hist_pkts, 10)),
+        Val::Maybe(below_frac(&l.stats.hist_pkts, total, 2)),
+        Val::Maybe(below_frac(&l.stats.hist_pkts, total, 10)),
         Val::Count(u64::from(l.stats.max_pkts)),
         Val::Real(l.backlog_mean_bytes()),
         Val::Real(l.backlog_p99_bytes()),
@@ -692,9 +780,9 @@ pub(crate) mod tests {
             link: LinkId(id),
             name: name.into(),
             capacity_bps: 10e6,
-            counters,
             total_departed: counters.departed,
             total_dropped: counters.dropped_total(),
+            counters,
             stats,
             window_secs: 10.0,
             flows: flows.iter().map(|&f| FlowId(f)).collect(),
@@ -848,7 +936,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_large_table_comes_in_batches_of_at_most_batch_rows() {
-        // 2 x 40 000 flows: a full batch and a partial one.
+        // 2 x 40 000 flows: full batches and a partial one.
         let mut set = sample();
         for r in &mut set.runs {
             r.flows = (0..40_000).map(|i| flow(i, 0, 1000, 1.0)).collect();
@@ -860,7 +948,10 @@ pub(crate) mod tests {
             Ok(())
         })
         .unwrap();
-        assert_eq!(sizes, [BATCH_ROWS, 80_000 - BATCH_ROWS]);
+        let full = 80_000 / BATCH_ROWS;
+        assert_eq!(sizes.len(), full + 1);
+        assert!(sizes[..full].iter().all(|&n| n == BATCH_ROWS), "{sizes:?}");
+        assert_eq!(sizes[full], 80_000 - full * BATCH_ROWS);
         let whole = flows_table(&m).unwrap();
         assert_eq!(whole.height(), 80_000);
         assert_eq!(get(&whole, "flow", 79_999), AnyValue::UInt32(39_999));

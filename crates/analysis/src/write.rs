@@ -12,7 +12,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, PolarsResult, SerWriter};
+use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, PolarsError, PolarsResult, SerWriter};
 
 use crate::error::AnalysisError;
 use crate::metrics::Metrics;
@@ -87,8 +87,10 @@ pub fn write_frame(path: &Path, df: &DataFrame, format: Format) -> Result<(), An
 /// Write a table to `path` atomically as `produce` hands its batches to the
 /// sink it is given (each a frame with the same columns; at least one): each
 /// batch goes to the file before the next is built, one Parquet row group or
-/// a run of CSV lines, so the table is never whole in memory. The file
-/// appears under its name only once the last batch is written.
+/// a run of CSV lines, so the table is never whole in memory. A second thread
+/// encodes and writes while `produce` builds the next batch (one batch is
+/// handed over at a time). The file appears under its name only once the last
+/// batch is written.
 pub fn write_table(
     path: &Path,
     format: Format,
@@ -96,51 +98,71 @@ pub fn write_table(
 ) -> Result<(), AnalysisError> {
     let label = path.display().to_string();
     write_atomic_with(path, |file| {
-        let table = |e| AnalysisError::table(label.clone(), e);
-        match format {
-            Format::Parquet => {
-                let mut slot = Some(&mut *file);
-                let mut w = None;
-                produce(&mut |df| {
-                    if w.is_none() {
-                        let f = slot.take().expect("the file goes to the first batch");
-                        w = Some(ParquetWriter::new(f).batched(df.schema())?);
-                    }
-                    w.as_mut().expect("made above").write_batch(&df)
-                })
-                .map_err(table)?;
-                match w {
-                    Some(w) => w.finish().map(|_| ()).map_err(table),
-                    None => Err(no_batch(path)),
-                }
-            }
-            Format::Csv => {
-                let mut buf = BufWriter::new(&mut *file);
-                {
-                    let mut slot = Some(&mut buf);
-                    let mut w = None;
-                    produce(&mut |df| {
-                        if w.is_none() {
-                            let f = slot.take().expect("the file goes to the first batch");
-                            w = Some(
-                                CsvWriter::new(f)
-                                    .include_header(true)
-                                    .batched(df.schema())?,
-                            );
-                        }
-                        w.as_mut().expect("made above").write_batch(&df)
-                    })
-                    .map_err(table)?;
-                    match w {
-                        Some(mut w) => w.finish().map_err(table)?,
-                        None => return Err(no_batch(path)),
-                    }
-                }
-                buf.flush()
-                    .map_err(|e| AnalysisError::io("cannot write", path, e))
-            }
-        }
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::sync_channel::<DataFrame>(1);
+            let writer = scope.spawn(|| encode(file, format, rx, path));
+            let produced = produce(&mut |df| {
+                tx.send(df)
+                    .map_err(|_| PolarsError::ComputeError("the table's writer stopped".into()))
+            });
+            drop(tx);
+            let written = match writer.join() {
+                Ok(w) => w,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            // A writer that failed closed the channel: its error says why.
+            written?;
+            produced.map_err(|e| AnalysisError::table(label.clone(), e))
+        })
     })
+}
+
+/// Encode the batches arriving on `rx` into `file` in `format`, until the
+/// producer hangs up (`path` names the table in errors).
+fn encode(
+    file: &mut File,
+    format: Format,
+    rx: std::sync::mpsc::Receiver<DataFrame>,
+    path: &Path,
+) -> Result<(), AnalysisError> {
+    let table = |e| AnalysisError::table(path.display().to_string(), e);
+    match format {
+        Format::Parquet => {
+            let mut batches = rx.into_iter();
+            let Some(first) = batches.next() else {
+                return Err(no_batch(path));
+            };
+            let mut w = ParquetWriter::new(&mut *file)
+                .set_parallel(false)
+                .batched(first.schema())
+                .map_err(table)?;
+            w.write_batch(&first).map_err(table)?;
+            for df in batches {
+                w.write_batch(&df).map_err(table)?;
+            }
+            w.finish().map(|_| ()).map_err(table)
+        }
+        Format::Csv => {
+            let mut buf = BufWriter::new(&mut *file);
+            {
+                let mut batches = rx.into_iter();
+                let Some(first) = batches.next() else {
+                    return Err(no_batch(path));
+                };
+                let mut w = CsvWriter::new(&mut buf)
+                    .include_header(true)
+                    .batched(first.schema())
+                    .map_err(table)?;
+                w.write_batch(&first).map_err(table)?;
+                for df in batches {
+                    w.write_batch(&df).map_err(table)?;
+                }
+                w.finish().map_err(table)?;
+            }
+            buf.flush()
+                .map_err(|e| AnalysisError::io("cannot write", path, e))
+        }
+    }
 }
 
 /// The error of a table producer that handed over no batch at all.

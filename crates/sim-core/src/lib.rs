@@ -55,7 +55,7 @@ pub use event::{Event, EventQueue, TimerSlot};
 pub use ids::{EndpointId, FlowId, GroupId, LinkId, NodeId, RouteId};
 pub use link::{
     BufferLimit, Count, LinkAlgorithm, LinkControl, LinkCounters, LinkSpec, LinkStats, LinkView,
-    Reason, Verdict,
+    Reason, ReasonCounts, Verdict,
 };
 pub use packet::{
     CcHeader, Combine, Ecn, Flags, HeaderFamily, JetMaxHeader, MkcHeader, Packet, PacketKind,

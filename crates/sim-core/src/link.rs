@@ -216,14 +216,108 @@ impl Count {
     }
 }
 
+/// Packets and bytes per [`Reason`], stored only once one is counted: most
+/// links never drop or mark, and in a network of 400 000 links seven zero
+/// counts for drops and seven for marks in each copy of a link's counters
+/// came to 90 MB. Read like an array (`dropped[r as usize]`, a zero count
+/// where nothing was counted); writing through an index stores the counts.
+#[derive(Clone, Debug, Default)]
+pub struct ReasonCounts(Option<Box<[Count; Reason::COUNT]>>);
+
+/// The count of a reason nothing was counted for.
+const NO_COUNT: &Count = &Count { pkts: 0, bytes: 0 };
+
+impl ReasonCounts {
+    /// The count of reason `r`.
+    #[inline]
+    pub fn get(&self, r: Reason) -> Count {
+        self[r as usize]
+    }
+    /// Count one packet of `size` bytes for reason `r`.
+    #[inline]
+    pub fn add(&mut self, r: Reason, size: u32) {
+        self[r as usize].add(size);
+    }
+    /// Every reason's count, in [`Reason::ALL`] order.
+    pub fn iter(&self) -> impl Iterator<Item = Count> + '_ {
+        (0..Reason::COUNT).map(|i| self[i])
+    }
+    /// The sum over all reasons.
+    pub fn total(&self) -> Count {
+        let mut c = Count::default();
+        for d in self.iter() {
+            c.pkts += d.pkts;
+            c.bytes += d.bytes;
+        }
+        c
+    }
+    /// Reason by reason, `self - earlier`.
+    pub fn since(&self, earlier: &ReasonCounts) -> ReasonCounts {
+        match (&self.0, &earlier.0) {
+            (None, None) => ReasonCounts(None),
+            _ => {
+                let mut d = ReasonCounts::default();
+                for i in 0..Reason::COUNT {
+                    let x = self[i].since(earlier[i]);
+                    if x != Count::default() {
+                        d[i] = x;
+                    }
+                }
+                d
+            }
+        }
+    }
+}
+
+impl std::ops::Index<usize> for ReasonCounts {
+    type Output = Count;
+    #[inline]
+    fn index(&self, i: usize) -> &Count {
+        match &self.0 {
+            Some(c) => &c[i],
+            None => {
+                assert!(i < Reason::COUNT, "reason index {i} out of range");
+                NO_COUNT
+            }
+        }
+    }
+}
+
+impl std::ops::IndexMut<usize> for ReasonCounts {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut Count {
+        &mut self.0.get_or_insert_with(Default::default)[i]
+    }
+}
+
+impl PartialEq for ReasonCounts {
+    /// Equal counts, whether stored or not.
+    fn eq(&self, other: &Self) -> bool {
+        (0..Reason::COUNT).all(|i| self[i] == other[i])
+    }
+}
+
+impl Eq for ReasonCounts {}
+
+impl From<[Count; Reason::COUNT]> for ReasonCounts {
+    fn from(c: [Count; Reason::COUNT]) -> Self {
+        let mut r = ReasonCounts::default();
+        for (i, x) in c.into_iter().enumerate() {
+            if x != Count::default() {
+                r[i] = x;
+            }
+        }
+        r
+    }
+}
+
 /// Cumulative per-link counters, kept by the engine.
 ///
 /// Identities (checked by [`LinkCounters::check`]):
 /// `arrived = enqueued + sum(dropped at the queue)`,
 /// `backlog = enqueued - departed`,
 /// `departed = delivered + wire-lost + in the pipe`.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-#[repr(C)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkCounters {
     /// Packets that reached the queue.
     pub arrived: Count,
@@ -234,9 +328,9 @@ pub struct LinkCounters {
     /// Packets that reached the far end of the link.
     pub delivered: Count,
     /// Drops per [`Reason`] (wire loss included).
-    pub dropped: [Count; Reason::COUNT],
+    pub dropped: ReasonCounts,
     /// Marks per [`Reason`].
-    pub marked: [Count; Reason::COUNT],
+    pub marked: ReasonCounts,
 }
 
 impl LinkCounters {
@@ -253,36 +347,22 @@ impl LinkCounters {
     }
     /// Sum of drops over all reasons.
     pub fn dropped_total(&self) -> Count {
-        let mut c = Count::default();
-        for d in &self.dropped {
-            c.pkts += d.pkts;
-            c.bytes += d.bytes;
-        }
-        c
+        self.dropped.total()
     }
     /// Sum of marks over all reasons.
     pub fn marked_total(&self) -> Count {
-        let mut c = Count::default();
-        for d in &self.marked {
-            c.pkts += d.pkts;
-            c.bytes += d.bytes;
-        }
-        c
+        self.marked.total()
     }
     /// Componentwise difference `self - earlier`.
     pub fn since(&self, earlier: &LinkCounters) -> LinkCounters {
-        let mut d = LinkCounters {
+        LinkCounters {
             arrived: self.arrived.since(earlier.arrived),
             enqueued: self.enqueued.since(earlier.enqueued),
             departed: self.departed.since(earlier.departed),
             delivered: self.delivered.since(earlier.delivered),
-            ..Default::default()
-        };
-        for i in 0..Reason::COUNT {
-            d.dropped[i] = self.dropped[i].since(earlier.dropped[i]);
-            d.marked[i] = self.marked[i].since(earlier.marked[i]);
+            dropped: self.dropped.since(&earlier.dropped),
+            marked: self.marked.since(&earlier.marked),
         }
-        d
     }
 
     /// Check the conservation identities against the queue and pipe contents.

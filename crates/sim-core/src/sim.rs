@@ -14,7 +14,7 @@ use crate::event::{Event, EventQueue, TimerSlot};
 use crate::ids::{EndpointId, FlowId, GroupId, LinkId, RouteId};
 use crate::link::{
     BufferLimit, Count, LinkAlgorithm, LinkControl, LinkCounters, LinkSpec, LinkStats, LinkView,
-    Reason, Verdict,
+    Reason, ReasonCounts, Verdict,
 };
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::report::{
@@ -133,9 +133,9 @@ struct LinkState {
 /// The parts of a link's state that a packet crossing an idle link never touches.
 struct LinkCold {
     /// Drops per [`Reason`] (wire loss included).
-    dropped: [Count; Reason::COUNT],
+    dropped: ReasonCounts,
     /// Marks per [`Reason`].
-    marked: [Count; Reason::COUNT],
+    marked: ReasonCounts,
     stats: LinkStats,
     algo_rng: LazyRng,
     loss_rng: LazyRng,
@@ -172,8 +172,8 @@ impl LinkState {
             enqueued: self.enqueued,
             departed: self.departed,
             delivered: self.delivered,
-            dropped: self.cold.dropped,
-            marked: self.cold.marked,
+            dropped: self.cold.dropped.clone(),
+            marked: self.cold.marked.clone(),
         }
     }
 
@@ -455,7 +455,7 @@ impl Simulator {
             Verdict::Enqueue => None,
             Verdict::Mark(r) if pkt.ecn.is_capable() => {
                 pkt.ecn = Ecn::Ce;
-                link.cold.marked[r as usize].add(pkt.size);
+                link.cold.marked.add(r, pkt.size);
                 if let Some(t) = &mut self.tracer {
                     t.on_event(now, l, TraceKind::Mark(r), &pkt);
                 }
@@ -469,7 +469,7 @@ impl Simulator {
                 .then_some(Reason::Overflow)
         });
         if let Some(r) = drop {
-            link.cold.dropped[r as usize].add(pkt.size);
+            link.cold.dropped.add(r, pkt.size);
             link.queue_dropped_bytes += u64::from(pkt.size);
             self.trace(now, l, TraceKind::Drop(r), &pkt);
             return;
@@ -526,7 +526,7 @@ impl Simulator {
         link.busy_until = done;
         let lost = link.loss > 0.0 && link.cold.loss_rng.get().random::<f64>() < link.loss;
         if lost {
-            link.cold.dropped[Reason::WireLoss as usize].add(pkt.size);
+            link.cold.dropped.add(Reason::WireLoss, pkt.size);
         }
         if self.tracer.is_some() {
             self.trace(now, l, TraceKind::Depart, &pkt);

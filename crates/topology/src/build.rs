@@ -111,6 +111,7 @@ impl Resolved {
             }
             graph.add_link(a, b, &l.params(), l.duplex, &at);
         }
+        graph.shrink_to_fit();
         let families = graph
             .links
             .iter()

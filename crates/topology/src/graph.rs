@@ -24,8 +24,9 @@ pub struct GraphLink {
     pub delay: SimDuration,
     /// Buffer limit.
     pub buffer: BufferLimit,
-    /// Link algorithm.
-    pub algo: LinkAlgoConfig,
+    /// Link algorithm (shared by the links declared alike: a preset's
+    /// thousands of access links hold one copy).
+    pub algo: Arc<LinkAlgoConfig>,
     /// Loss probability.
     pub loss: f64,
     /// Key path of the scenario entry this link came from (for error messages);
@@ -48,6 +49,8 @@ pub struct Graph {
     between: HashMap<(usize, usize), usize>,
     /// The links' origins, each stored once.
     origins: HashMap<String, Arc<str>>,
+    /// The algorithm configurations given so far, each stored once.
+    algos: Vec<Arc<LinkAlgoConfig>>,
 }
 
 impl Graph {
@@ -60,6 +63,15 @@ impl Graph {
         self.nodes.push(name.to_string());
         self.out.push(Vec::new());
         true
+    }
+
+    /// Give back the slack of the arenas' doubling growth, once the graph is
+    /// complete (a 400 000-link graph otherwise holds room for 524 288).
+    pub fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+        self.links.shrink_to_fit();
+        self.out.shrink_to_fit();
+        self.between.shrink_to_fit();
     }
 
     /// The index of node `name`.
@@ -112,6 +124,16 @@ impl Graph {
         origin: &str,
     ) {
         let idx = self.links.len();
+        // Few distinct configurations (one per scenario entry, typically):
+        // a scan of the last few is enough to share them.
+        let algo = match self.algos.iter().rev().take(8).find(|a| ***a == algo) {
+            Some(a) => a.clone(),
+            None => {
+                let a = Arc::new(algo);
+                self.algos.push(a.clone());
+                a
+            }
+        };
         let origin = match self.origins.get(origin) {
             Some(o) => o.clone(),
             None => {

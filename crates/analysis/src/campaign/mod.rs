@@ -315,10 +315,15 @@ impl PartCols<'_> {
 pub fn part_batches(m: &Metrics<'_>, rep: usize, sink: &mut Sink<'_>) -> PolarsResult<()> {
     let mut c = PartCols::default();
     let mut sent = false;
+    let mut row = Vec::new();
     for scope in Scope::ALL {
+        row.resize(scope.metrics().len(), f64::NAN);
         for i in 0..m.count(scope) {
-            for (k, v) in m.row(rep, scope, i).into_iter().enumerate() {
-                let Some(v) = v else { continue };
+            m.fill_row(rep, scope, i, &mut row);
+            for (k, &v) in row.iter().enumerate() {
+                if v.is_nan() {
+                    continue;
+                }
                 c.scope.push(scope.as_str());
                 c.subject.push(m.name(scope, i));
                 c.metric.push(scope.metrics()[k]);

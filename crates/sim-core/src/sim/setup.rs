@@ -69,8 +69,8 @@ impl Simulator {
             departed: Count::default(),
             delivered: Count::default(),
             cold: Box::new(LinkCold {
-                dropped: [Count::default(); Reason::COUNT],
-                marked: [Count::default(); Reason::COUNT],
+                dropped: ReasonCounts::default(),
+                marked: ReasonCounts::default(),
                 stats: LinkStats::default(),
                 algo_rng: LazyRng::new(seed, rep, StreamKind::LinkAlgorithm, id.0),
                 loss_rng: LazyRng::new(seed, rep, StreamKind::LinkLoss, id.0),
