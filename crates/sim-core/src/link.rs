@@ -174,6 +174,14 @@ pub trait LinkAlgorithm: Send {
         false
     }
 
+    /// Whether [`LinkAlgorithm::on_arrival`] does anything but enqueue every
+    /// packet untouched (asked once, when the link is built). False only for
+    /// plain drop-tail: the engine then skips the hook, and the view it would
+    /// build for it, on the per-packet path.
+    fn judges_arrivals(&self) -> bool {
+        true
+    }
+
     /// Called once at time zero; set `ctl.next_timer` to start a periodic law.
     fn on_start(&mut self, _view: &LinkView, _ctl: &mut LinkControl) {}
 

@@ -117,6 +117,8 @@ struct LinkState {
     txdone_armed: bool,
     /// The algorithm stamps departing packets ([`LinkAlgorithm::stamps_departures`]).
     stamps: bool,
+    /// The algorithm judges arrivals ([`LinkAlgorithm::judges_arrivals`]).
+    judges: bool,
     /// `(size, serialization time)` of the last packet size serialized.
     tx_cache: (u32, SimDuration),
     /// Packets that reached the queue.
@@ -447,10 +449,13 @@ impl Simulator {
         }
         let link = &mut self.links[l.index()];
         link.arrived.add(pkt.size);
-        let view = link.view(l, now);
-        let verdict = link
-            .algo
-            .on_arrival(&mut pkt, &view, &mut link.cold.algo_rng);
+        let verdict = if link.judges {
+            let view = link.view(l, now);
+            link.algo
+                .on_arrival(&mut pkt, &view, &mut link.cold.algo_rng)
+        } else {
+            Verdict::Enqueue
+        };
         let drop = match verdict {
             Verdict::Enqueue => None,
             Verdict::Mark(r) if pkt.ecn.is_capable() => {
@@ -505,7 +510,7 @@ impl Simulator {
     }
 
     /// Start serializing `pkt` on idle link `l`.
-    #[inline]
+    #[inline(always)]
     fn start_tx(&mut self, now: SimTime, l: LinkId, mut pkt: Packet) {
         let link = &mut self.links[l.index()];
         debug_assert!(link.busy_until <= now, "serializer double-booked");

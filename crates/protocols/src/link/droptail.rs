@@ -14,6 +14,10 @@ impl LinkAlgorithm for DropTail {
     fn on_arrival(&mut self, _pkt: &mut Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         Verdict::Enqueue
     }
+
+    fn judges_arrivals(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -56,6 +56,7 @@ impl Simulator {
             delay: spec.delay,
             loss: spec.loss,
             stamps: algo.stamps_departures(),
+            judges: algo.judges_arrivals(),
             tx_cache: (0, SimDuration::ZERO),
             queue: Fifo::default(),
             backlog_bytes: 0,
