@@ -225,6 +225,15 @@ impl Resolved {
             sample_interval: run.sample_interval,
             series,
         });
+        // Fixed groups add a flow and (at most) two routes per entry; an
+        // arrival process adds its flows as they come.
+        let fixed: usize = self
+            .groups
+            .iter()
+            .filter(|g| !matches!(g.cfg.traffic, TrafficConfig::PoissonArrivals { .. }))
+            .map(|g| g.routes.len())
+            .sum();
+        sim.reserve(self.graph.links.len(), 2 * fixed, fixed);
         for l in &self.graph.links {
             let ctx = LinkBuildCtx {
                 capacity: l.capacity,
