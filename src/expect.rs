@@ -292,6 +292,7 @@ mod tests {
             links: Vec::new(),
             series: Vec::new(),
             overload: None,
+            closed_flows: 0,
         }
     }
 

@@ -279,6 +279,7 @@ mod tests {
                 })
                 .collect(),
             overload: None,
+            closed_flows: 0,
         }
     }
 

@@ -239,6 +239,7 @@ mod tests {
             links: Vec::new(),
             series,
             overload: None,
+            closed_flows: 0,
         };
         let r = flow_rates(&run);
         assert_eq!(r[&FlowId(0)], vec![(1.0, 2.0)]);

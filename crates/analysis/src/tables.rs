@@ -817,6 +817,7 @@ pub(crate) mod tests {
                 SeriesPoint::new(0.5, Subject::Link(LinkId(0)), "queue_pkts", 2.0),
             ],
             overload: None,
+            closed_flows: 0,
         };
         RunSet {
             meta: RunMeta {

@@ -235,6 +235,28 @@ pub trait Endpoint: Send {
     }
 }
 
+/// What stands in for the endpoints of a flow that is over for good
+/// (`Simulator::try_close`): nothing can reach it, and a call is an engine bug.
+pub(crate) struct Closed;
+
+impl Endpoint for Closed {
+    fn on_start(&mut self, _ctx: &mut EndpointCtx) {
+        unreachable!("engine invariant broken: a closed flow was started")
+    }
+    fn on_packet(&mut self, pkt: Packet, _ctx: &mut EndpointCtx) {
+        unreachable!(
+            "engine invariant broken: a packet of flow {} reached its closed endpoint",
+            pkt.flow
+        )
+    }
+    fn on_timer(&mut self, _ctx: &mut EndpointCtx) {
+        unreachable!("engine invariant broken: a closed flow's timer fired")
+    }
+    fn on_stop(&mut self, _ctx: &mut EndpointCtx) {
+        unreachable!("engine invariant broken: a closed flow was stopped")
+    }
+}
+
 /// What a sender's transport tells its controller about an acknowledgement.
 #[derive(Copy, Clone, Debug)]
 pub struct AckInfo {

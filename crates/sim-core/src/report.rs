@@ -278,6 +278,10 @@ pub struct RunOutput {
     /// Set if the run stopped early because the network held too many
     /// packets; the reports are then empty.
     pub overload: Option<Overload>,
+    /// Flows whose endpoints the engine freed once nothing could reach them
+    /// again (finished flows; memory, not a result: see
+    /// `Simulator::keep_finished_flows`).
+    pub closed_flows: u64,
 }
 
 #[cfg(test)]

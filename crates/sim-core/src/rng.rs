@@ -102,4 +102,9 @@ impl LazyRng {
         let (s, r, k, i) = (self.seed, self.replication, self.kind, self.index);
         self.rng.get_or_insert_with(|| Box::new(stream(s, r, k, i)))
     }
+
+    /// Free the generator of a stream that will not be drawn from again.
+    pub fn release(&mut self) {
+        self.rng = None;
+    }
 }

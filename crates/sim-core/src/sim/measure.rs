@@ -39,6 +39,8 @@ impl Simulator {
         let t = now.as_secs_f64();
         let sel = self.cfg.series;
         let dt = iv.as_secs_f64();
+        // Finished flows this sample read for the last time, to be closed.
+        let mut closable = Vec::new();
         for (i, f) in self.flows.iter_mut().enumerate() {
             // A flow is sampled while it is active: from its start until it
             // finishes or is stopped (a stopped bulk flow never finishes, and
@@ -62,6 +64,9 @@ impl Simulator {
                     }
                     // Marks the final average as taken.
                     f.last_sample_rate_bits = Some((end, last.1));
+                }
+                if f.finished.is_some() && !f.closed {
+                    closable.push(FlowId::from_index(i));
                 }
                 continue;
             }
@@ -102,6 +107,9 @@ impl Simulator {
                     self.series.push(SeriesPoint::new(t, subject, "srtt_s", r));
                 }
             }
+        }
+        for f in closable {
+            self.try_close(now, f);
         }
         for (i, l) in self.links.iter_mut().enumerate() {
             let subject = Subject::Link(LinkId::from_index(i));
@@ -223,6 +231,7 @@ impl Simulator {
                 }
             })
             .collect();
+        let closed_flows = self.flows.iter().filter(|f| f.closed).count() as u64;
         // Free what the link reports do not need before they are made: the
         // endpoints, flows, routes, pending events and packets. In a network
         // of 10^5 flows they are a third of the simulator, and the reports
@@ -272,6 +281,7 @@ impl Simulator {
             links,
             series: self.series,
             overload: None,
+            closed_flows,
         }
     }
 
@@ -295,6 +305,7 @@ impl Simulator {
             flows: Vec::new(),
             links: Vec::new(),
             series: Vec::new(),
+            closed_flows: 0,
             overload: Some(Overload {
                 at_secs: now.as_secs_f64(),
                 packets: self.slots.capacity(),

@@ -25,6 +25,7 @@ impl Simulator {
             absorbed: Count::default(),
             tracer: None,
             packet_limit: MAX_PACKETS_HELD,
+            keep_finished: false,
         }
     }
 
@@ -45,6 +46,13 @@ impl Simulator {
     /// simulated time in [`Simulator::run`]), off the per-event path.
     pub fn set_packet_limit(&mut self, n: usize) {
         self.packet_limit = n;
+    }
+
+    /// Keep the endpoints of finished flows to the end of the run instead of
+    /// freeing them once nothing can reach them (for checking that freeing
+    /// them changes no result).
+    pub fn keep_finished_flows(&mut self) {
+        self.keep_finished = true;
     }
 
     /// Send every packet event to `tracer` (slows the run; for debugging and tests).
@@ -155,6 +163,8 @@ impl Simulator {
             finished: None,
             last_sample_rx: 0,
             last_sample_rate_bits: None,
+            in_flight: 0,
+            closed: false,
         });
         let start = spec.start.max(self.queue.now());
         self.queue.schedule(start, Event::EndpointStart(receiver));
