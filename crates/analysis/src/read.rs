@@ -97,18 +97,9 @@ mod tests {
     use super::*;
     use crate::metrics::Metrics;
     use crate::summary::summary_rows;
+    use crate::summary::tests::lookup;
     use crate::tables::tests::sample;
     use crate::write::write_tables;
-
-    fn lookup<'a>(
-        rows: &'a [SummaryRow],
-        scope: &str,
-        subject: &str,
-        m: &str,
-    ) -> Option<&'a SummaryRow> {
-        rows.iter()
-            .find(|r| r.scope == scope && r.subject == subject && r.metric == m)
-    }
 
     #[test]
     fn summary_rows_survive_a_parquet_round_trip() {

@@ -218,12 +218,13 @@ pub fn summary_rows(m: &Metrics<'_>) -> Vec<SummaryRow> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::stats::t_quantile;
     use crate::tables::tests::sample;
 
-    fn lookup<'a>(
+    /// The row of (`scope`, `subject`, `m`), by a scan (tests only).
+    pub(crate) fn lookup<'a>(
         rows: &'a [SummaryRow],
         scope: &str,
         subject: &str,

@@ -204,12 +204,12 @@ pub(crate) fn finite(x: f64) -> Option<f64> {
 }
 
 /// Feed rows to `push` and hand a batch to `sink` every [`BATCH_ROWS`] rows
-/// and at the end (an empty one if there were no rows). `push` adds row
-/// `k` to the columns; `frame` drains them into a frame.
-fn batched<C>(
-    rows: impl Iterator<Item = usize>,
+/// and at the end (an empty one if there were no rows). `push` adds a row
+/// to the columns; `frame` drains them into a frame.
+fn batched<C, R>(
+    rows: impl Iterator<Item = R>,
     cols: &mut C,
-    mut push: impl FnMut(&mut C, usize),
+    mut push: impl FnMut(&mut C, R),
     mut frame: impl FnMut(&mut C) -> PolarsResult<DataFrame>,
     sink: &mut Sink<'_>,
 ) -> PolarsResult<()> {
@@ -259,6 +259,17 @@ pub fn runs_table(set: &RunSet) -> PolarsResult<DataFrame> {
             col("events_per_wall_s", eps),
         ],
     )
+}
+
+/// Every item of every run, in run order, as (run, item): `items` gives a
+/// run's items.
+fn per_run<'s, T: 's>(
+    set: &'s RunSet,
+    items: impl Fn(&'s RunOutput) -> &'s [T] + Copy + 's,
+) -> impl Iterator<Item = (&'s RunOutput, &'s T)> + 's {
+    set.runs
+        .iter()
+        .flat_map(move |r| items(r).iter().map(move |x| (r, x)))
 }
 
 /// Names of a set's subjects for tables and charts, made once: flow `f<id>`,
@@ -333,30 +344,12 @@ const FLOW_COUNTS: [&str; 7] = [
 /// in the window; `finish_s` and `fct_s` are null for a flow that did not
 /// complete.
 pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
-    let set = m.set();
     let labels = Labels::new(m);
-    let starts: Vec<usize> = set
-        .runs
-        .iter()
-        .scan(0, |acc, r| {
-            let s = *acc;
-            *acc += r.flows.len();
-            Some(s)
-        })
-        .collect();
-    let total: usize = set.runs.iter().map(|r| r.flows.len()).sum();
-    let locate = |k: usize| {
-        let ri = starts.partition_point(|&s| s <= k) - 1;
-        (ri, k - starts[ri])
-    };
     let mut cols = FlowCols::default();
     batched(
-        0..total,
+        per_run(m.set(), |r| &r.flows),
         &mut cols,
-        |c, k| {
-            let (ri, fi) = locate(k);
-            let r = &set.runs[ri];
-            let f = &r.flows[fi];
+        |c, (r, f)| {
             c.rep.push(r.replication);
             c.flow.push(f.flow.0);
             c.group.push(labels.group(f.group));
@@ -552,18 +545,7 @@ struct LinkCols<'a> {
 /// [`Reason`], and `jain` (null when no flow crossing the link was active in
 /// the window); in batches.
 pub fn links_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
-    let set = m.set();
     let labels = Labels::new(m);
-    let starts: Vec<usize> = set
-        .runs
-        .iter()
-        .scan(0, |acc, r| {
-            let s = *acc;
-            *acc += r.links.len();
-            Some(s)
-        })
-        .collect();
-    let total: usize = set.runs.iter().map(|r| r.links.len()).sum();
     let mut cols = LinkCols {
         rep: Vec::new(),
         id: Vec::new(),
@@ -571,12 +553,9 @@ pub fn links_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
         bufs: LINK_COLUMNS.iter().map(|(_, k)| Buf::new(*k)).collect(),
     };
     batched(
-        0..total,
+        per_run(m.set(), |r| &r.links),
         &mut cols,
-        |c, k| {
-            let ri = starts.partition_point(|&s| s <= k) - 1;
-            let run = &set.runs[ri];
-            let l = &run.links[k - starts[ri]];
+        |c, (run, l)| {
             c.rep.push(run.replication);
             c.id.push(l.link.0);
             c.name.push(if l.name.is_empty() {
@@ -625,26 +604,12 @@ struct SeriesCols<'a> {
 /// (`"f<id>"` for a flow, the link's name for a link), group (the flow's group;
 /// null for links), metric, value; in batches.
 pub fn series_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
-    let set = m.set();
     let labels = Labels::new(m);
-    let starts: Vec<usize> = set
-        .runs
-        .iter()
-        .scan(0, |acc, r| {
-            let s = *acc;
-            *acc += r.series.len();
-            Some(s)
-        })
-        .collect();
-    let total: usize = set.runs.iter().map(|r| r.series.len()).sum();
     let mut cols = SeriesCols::default();
     batched(
-        0..total,
+        per_run(m.set(), |r| &r.series),
         &mut cols,
-        |c, k| {
-            let ri = starts.partition_point(|&s| s <= k) - 1;
-            let run = &set.runs[ri];
-            let p = &run.series[k - starts[ri]];
+        |c, (run, p)| {
             c.rep.push(run.replication);
             c.time.push(p.time);
             match p.subject {

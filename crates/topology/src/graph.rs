@@ -228,11 +228,12 @@ pub fn apply_override(p: &LinkParams, o: &LinkOverride) -> LinkParams {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::scenario::BufferSpec;
 
-    fn params(delay_ms: u64) -> LinkParams {
+    /// A 1 Mb/s drop-tail link of `delay_ms`, 10-packet buffer.
+    pub(crate) fn params(delay_ms: u64) -> LinkParams {
         LinkParams {
             capacity: Rate::from_bps(1_000_000),
             delay: SimDuration::from_millis(delay_ms),

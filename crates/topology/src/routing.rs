@@ -222,21 +222,8 @@ impl<'g> Router<'g> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{BufferSpec, LinkParams};
+    use crate::graph::tests::params;
     use proptest::prelude::*;
-    use protocols::link::LinkAlgoConfig;
-    use sim_core::{BufferLimit, Rate, SimDuration};
-
-    fn params(delay_ms: u64) -> LinkParams {
-        LinkParams {
-            capacity: Rate::from_bps(1_000_000),
-            delay: SimDuration::from_millis(delay_ms),
-            buffer: BufferSpec(BufferLimit::Packets(10)),
-            algo: LinkAlgoConfig::DropTail {},
-            loss: 0.0,
-            reverse: None,
-        }
-    }
 
     /// A graph of `n` nodes with the links `(from, to, delay ms, duplex)`.
     fn graph(n: usize, links: &[(usize, usize, u64, bool)]) -> Graph {
