@@ -19,6 +19,8 @@
 //! - `ecn_reaction`: `"once_per_rtt"` (default, INFERRED: MulTCP is "a
 //!   modification of TCP", and TCP/ECN reacts at most once per window, RFC 3168)
 //!   or `"every_mark"` (per-packet echo, one decrease per marked packet);
+//!   either way an ACK carrying ECN-Echo never grows the window (RFC 3168
+//!   section 6.1.2, as NewReno);
 //! - slow start: standard (RFC 5681 / RFC 3465), not the original's faster
 //!   N-flow slow start; it ends before the measurement window of seed 001.
 //!
@@ -147,7 +149,8 @@ impl Controller for MulTcp {
             self.decrease(self.cwnd as u64);
             return;
         }
-        if ack.in_recovery || ack.acked == 0 {
+        // RFC 3168 section 6.1.2: no growth on an ECN-Echo ACK (see NewReno).
+        if ack.in_recovery || ack.acked == 0 || ack.ece {
             return;
         }
         if self.in_slow_start() {
@@ -265,6 +268,29 @@ mod tests {
             r.on_congestion(SimTime::ZERO, ev);
             assert_eq!(m.window(), r.window());
             assert_eq!(m.ssthresh(), r.ssthresh());
+        }
+    }
+
+    #[test]
+    fn no_ack_carrying_ecn_echo_grows_the_window_in_either_reaction() {
+        // RFC 3168 section 6.1.2: with every ACK of a window marked, the window
+        // stays where the (once-per-window) reduction put it.
+        let mut c = multcp(4.0, EcnReaction::OncePerRtt);
+        c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 10_000 });
+        let after_cut = c.window();
+        for _ in 0..20 {
+            c.on_ack(&ack(1000, true));
+            assert_eq!(c.window(), after_cut);
+        }
+        c.on_ack(&ack(1000, false));
+        assert!(c.window() > after_cut);
+        // Per-packet reaction: each echo decreases, none grows.
+        let mut c = multcp(4.0, EcnReaction::EveryMark);
+        let mut last = c.window();
+        for _ in 0..5 {
+            c.on_ack(&ack(1000, true));
+            assert!(c.window() < last);
+            last = c.window();
         }
     }
 

@@ -14,7 +14,12 @@
 //!   of [`NewReno::window`]. Step 3 (full ACK): option (2), `cwnd = ssthresh`.
 //! - RFC 3168 (ECN), section 6.1.2: on ECN-Echo the sender halves its window as for
 //!   a loss (`ssthresh` as above, `cwnd = ssthresh`); "at most once per window" is
-//!   enforced by the transport.
+//!   enforced by the transport. Same section: the sender "should not increase the
+//!   congestion window in response to the receipt of an ECN-Echo ACK packet", so
+//!   an ACK carrying ECE never grows cwnd, whether or not it triggered the
+//!   reduction (ns-2's `TcpAgent::recv_newack_helper` opens the window only on
+//!   ACKs without ECN-Echo). The receiver repeats ECE until it sees CWR, so the
+//!   window is held for about a round trip after each reduction.
 //! - RFC 3465 (Appropriate Byte Counting), section 2.2: a slow-start ACK grows cwnd
 //!   by the bytes it acknowledges, at most L = 2*SMSS.
 //!
@@ -111,7 +116,7 @@ impl NewReno {
 impl Controller for NewReno {
     #[inline]
     fn on_ack(&mut self, ack: &AckInfo) {
-        if ack.in_recovery || ack.acked == 0 {
+        if ack.in_recovery || ack.acked == 0 || ack.ece {
             return;
         }
         if self.in_slow_start() {

@@ -25,6 +25,8 @@
 //! - RFC 3168 section 6.1: data sent ECT, retransmissions not-ECT (6.1.5); on ECE
 //!   the window is reduced at most once per window of data and not during loss
 //!   recovery; CWR is set on the first new data packet after the reduction (6.1.2).
+//!   Every ACK still reaches the controller with `AckInfo::ece`; the RFC 3168
+//!   controllers (NewReno, MulTCP) do not grow their window on one (6.1.2).
 //!
 //! INFERRED: the window is split as `controller.window() + inflation`; the
 //! transport owns the fast-recovery inflation (may go negative on deflation), the

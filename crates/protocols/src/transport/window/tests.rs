@@ -211,10 +211,11 @@ fn ece_reduces_once_per_window_and_sets_cwr_on_the_next_new_packet() {
     let mut sent = Vec::new();
     for a in 1..=10 {
         sent.extend(r.ack_with(a * MSS, SimTime::ZERO, Flags::ECE));
-        if a == 1 {
-            assert_eq!(r.s.ssthresh(), Some(5000));
-            assert_eq!(r.s.cwnd(), 5000);
-        }
+        // The first ECE halves the window (from the flight, before any growth);
+        // the receiver repeats ECE until it sees CWR, and no ACK of that run
+        // grows the window (RFC 3168 section 6.1.2).
+        assert_eq!(r.s.ssthresh(), Some(5000), "ack {a}");
+        assert_eq!(r.s.cwnd(), 5000, "ack {a}");
     }
     assert_eq!(r.h.counters.reductions, 1);
     // New data resumes once the flight falls below cwnd; only the first has CWR.
@@ -222,6 +223,9 @@ fn ece_reduces_once_per_window_and_sets_cwr_on_the_next_new_packet() {
     assert_eq!(sent[0].seq, 10_000);
     assert!(sent[0].flags.contains(Flags::CWR));
     assert!(sent[1..].iter().all(|p| !p.flags.contains(Flags::CWR)));
+    // An ACK without ECE opens the window again (congestion avoidance).
+    r.ack_with(10_500, SimTime::ZERO, Flags::NONE);
+    assert_eq!(r.s.cwnd(), 5000 + 500 * 1000 / 5000);
     // An ECE acknowledging data sent after the reduction is a new signal.
     r.h.now = ms(200);
     r.ack_with(11_000, SimTime::ZERO, Flags::ECE);
