@@ -11,7 +11,8 @@
 //! - [PAPER] an echoed `R_S != R_T` suggests a switch; the source adopts
 //!   `R_T = R_S`. Switching on a larger loss may happen at any time; a switch
 //!   that may come from the fair-share tie-break (echoed `|p| <= p_tolerance`,
-//!   default 0.05 as the router's)
+//!   default 0.05 as the router's; under `bottleneck_rule = "paper"`, as the
+//!   routers', only an echoed `p = 0` exactly, `link::jetmax_stamp`)
 //!   only once the source is stationary, i.e. its last step moved the rate by
 //!   at most `stationary_eps` ([INFERRED] 1 %: the spec's eps is UNSPECIFIED);
 //!   until then [INFERRED] the suggested router's share drives the rate
@@ -31,7 +32,15 @@
 //!   ACKs of packets sent before the switch (echoed `R_T` other than the
 //!   current one) are ignored too: they describe the old assignment (the
 //!   "1 RTT" of the paper's RTT + (1 + k) Delta per step). `switch = "naive"`
-//!   reacts to every fresh ACK (Fig. 33(b)'s 500 % overflow). [INFERRED]
+//!   reacts to every fresh ACK (Fig. 33(b)'s 500 % overflow).
+//!   `switch = "ignore_first_literal"` [OPTION, issue 55 item 4] is the
+//!   sentence as written: `"naive"`, except that the first fresh ACK after
+//!   each switch (the one after the ACK that suggested it) is ignored
+//!   outright; ACKs of packets sent under the old assignment count, and no
+//!   ignored ACK cuts the rate. With proposals the difference is small (a
+//!   stale ACK's step needs a verdict on an interval its proposal covered,
+//!   which only packets sent under the new assignment establish, so stale
+//!   ACKs only cut; but a stale ACK's suggestion can switch back). [INFERRED]
 //!   An ACK ignored by these rules still lowers the rate when its router
 //!   is overloaded (`p > p_tolerance`) and its share `g` is finite:
 //!   eq. 134's step toward `g`, applied only if below the rate. The rules
@@ -111,7 +120,7 @@ use sim_core::{
     Rate, SimTime,
 };
 
-use crate::link::jetmax::both_zero;
+use crate::link::jetmax::BottleneckRule;
 
 /// How a JetMax source handles a bottleneck switch.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -119,9 +128,15 @@ use crate::link::jetmax::both_zero;
 pub enum JetMaxSwitch {
     /// React to every fresh ACK (§6.3's naive scheme).
     Naive,
-    /// Ignore the first non-duplicate ACK after a switch (§6.3).
+    /// Ignore the first non-duplicate ACK after a switch (§6.3), and the
+    /// ACKs of packets sent under the previous assignment; ignored ACKs
+    /// still cut the rate toward an overloaded router's share.
     #[default]
     IgnoreFirst,
+    /// §6.3 as written: react as `Naive`, except to the first
+    /// non-duplicate ACK after each switch (the one after the ACK that
+    /// suggested it), which is ignored outright.
+    IgnoreFirstLiteral,
 }
 
 fn default_tau() -> f64 {
@@ -147,9 +162,15 @@ pub struct JetMaxCcConfig {
     /// Gain tau; stable in (0, 2), monotone in (0, 1) (default 0.6).
     #[serde(default = "default_tau")]
     pub tau: f64,
-    /// Switch handling: `"ignore_first"` (default) or `"naive"`.
+    /// Switch handling: `"ignore_first"` (default), `"ignore_first_literal"`
+    /// or `"naive"`.
     #[serde(default)]
     pub switch: JetMaxSwitch,
+    /// How suggestions are read, as the routers' `bottleneck_rule`:
+    /// `"hysteresis"` (default: `|p| <= p_tolerance` may be a tie-break) or
+    /// `"paper"` (only `p = 0` is; `link::jetmax_stamp`).
+    #[serde(default)]
+    pub bottleneck_rule: BottleneckRule,
     /// Propose increases and wait for approval (default true).
     #[serde(default = "default_true")]
     pub proposals: bool,
@@ -187,6 +208,7 @@ impl Default for JetMaxCcConfig {
         JetMaxCcConfig {
             tau: default_tau(),
             switch: JetMaxSwitch::IgnoreFirst,
+            bottleneck_rule: BottleneckRule::default(),
             proposals: true,
             p_tolerance: default_p_tolerance(),
             stationary_eps: default_stationary(),
@@ -216,6 +238,7 @@ impl JetMaxCcConfig {
 pub struct JetMaxCc {
     tau: f64,
     switch: JetMaxSwitch,
+    rule: BottleneckRule,
     proposals: bool,
     tol: f64,
     stationary_eps: f64,
@@ -250,6 +273,7 @@ impl JetMaxCc {
             mss: f64::from(mss.max(1)),
             tau: cfg.tau,
             switch: cfg.switch,
+            rule: cfg.bottleneck_rule,
             proposals: cfg.proposals,
             tol: cfg.p_tolerance,
             stationary_eps: cfg.stationary_eps,
@@ -391,20 +415,23 @@ impl Controller for JetMaxCc {
             return;
         }
         let ignore_first = self.switch == JetMaxSwitch::IgnoreFirst;
+        let literal = self.switch == JetMaxSwitch::IgnoreFirstLiteral;
         if ignore_first && h.rt != self.rt && self.rt != 0 {
             // Sent under the previous assignment.
             self.overload_cut(&h);
             return;
         }
+        let mut switched = false;
         if h.rs != self.rt {
             // A suggestion without a share (+inf: nobody responsive there)
             // cannot drive the rate, and while it holds the stamp no share
             // of the current router arrives either: switch at once.
-            let tie_break = both_zero(h.p, 0.0, self.tol) && h.g.is_finite();
+            let tie_break = self.rule.tie_break(h.p, self.tol) && h.g.is_finite();
             if self.rt == 0 || !tie_break || self.stationary {
                 self.rt = h.rs;
                 self.stationary = false;
                 self.covered_from = None;
+                switched = true;
                 if ignore_first {
                     self.skip_next = true;
                     self.overload_cut(&h);
@@ -420,11 +447,19 @@ impl Controller for JetMaxCc {
             }
         }
         if self.skip_next {
-            self.skip_next = false;
-            self.overload_cut(&h);
+            // The first fresh ACK after a switch. Read literally, it is
+            // ignored outright, and if it suggests a switch itself, the
+            // next one is the first after that switch.
+            self.skip_next = literal && switched;
+            if !literal {
+                self.overload_cut(&h);
+            }
             return;
         }
         self.react(&h);
+        // The literal rule reacts to the suggesting ACK (as `Naive`) and
+        // ignores the next fresh one.
+        self.skip_next = literal && switched;
     }
 
     fn on_congestion(&mut self, _now: SimTime, _ev: Congestion) {}
@@ -724,6 +759,64 @@ mod tests {
         // A clearly larger loss elsewhere switches at once.
         c.on_ack(&hdr(0.3, 1e6, 1, 3, 1, 1e5, 1e5));
         assert_eq!(c.bottleneck(), 3);
+    }
+
+    #[test]
+    fn the_literal_ignore_first_skips_one_fresh_ack_after_the_switch_only() {
+        let cfg = JetMaxCcConfig {
+            switch: JetMaxSwitch::IgnoreFirstLiteral,
+            proposals: false,
+            ..JetMaxCcConfig::default()
+        };
+        let mut c = JetMaxCc::new(&cfg, 1000).unwrap();
+        let echo = |r: f64| 8000.0 / f64::from((8000.0 / r) as f32);
+        // The suggesting ACK switches to hop 2 and is reacted to, as naive.
+        c.on_ack(&hdr(-0.5, 9e6, 0, 2, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 2);
+        let r1 = 0.4 * echo(1e5) + 0.6 * 9e6;
+        assert!((c.rate - r1).abs() < 1.0, "{}", c.rate);
+        // The next fresh ACK is ignored although it is overloaded (no cut)
+        // ...
+        c.on_ack(&hdr(0.3, 1e6, 0, 2, 2, 1e5, 1e5));
+        assert!((c.rate - r1).abs() < 1.0, "{}", c.rate);
+        // ... and the one after is reacted to, although its packet was
+        // sent before the switch (R_T = 0).
+        c.on_ack(&hdr(-0.5, 2e6, 0, 2, 3, 1e5, 1e5));
+        let r3 = 0.4 * echo(1e5) + 0.6 * 2e6;
+        assert!((c.rate - r3).abs() < 1.0, "{}", c.rate);
+        // A switch on the ACK that was to be ignored re-arms the rule.
+        c.on_ack(&hdr(0.2, 1e6, 2, 3, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 3);
+        c.on_ack(&hdr(0.4, 1e6, 3, 1, 1, 1e5, 1e5));
+        assert_eq!(c.bottleneck(), 1);
+        let r = c.rate;
+        c.on_ack(&hdr(-0.5, 5e6, 1, 1, 2, 1e5, 1e5));
+        assert_eq!(c.rate, r);
+        c.on_ack(&hdr(-0.5, 5e6, 1, 1, 3, 1e5, 1e5));
+        assert!(c.rate != r);
+    }
+
+    #[test]
+    fn under_the_paper_rule_only_a_zero_loss_suggestion_waits_for_stationarity() {
+        let cfg = |bottleneck_rule| JetMaxCcConfig {
+            switch: JetMaxSwitch::Naive,
+            proposals: false,
+            bottleneck_rule,
+            ..JetMaxCcConfig::default()
+        };
+        for (rule, p, waits) in [
+            (BottleneckRule::Hysteresis, 0.01, true),
+            (BottleneckRule::Paper, 0.01, false),
+            (BottleneckRule::Paper, -0.01, false),
+            (BottleneckRule::Paper, 0.0, true),
+        ] {
+            let mut c = JetMaxCc::new(&cfg(rule), 1000).unwrap();
+            c.on_ack(&hdr(-0.5, 9e6, 0, 1, 1, 1e5, 1e5));
+            assert!(!c.stationary);
+            c.on_ack(&hdr(p, 1e6, 1, 2, 1, 1e5, 1e5));
+            let want = if waits { 1 } else { 2 };
+            assert_eq!(c.bottleneck(), want, "{rule:?} p = {p}");
+        }
     }
 
     #[test]

@@ -26,9 +26,10 @@
 //!   packet loss"), with the outputs of the last interval. Until issue 6's
 //!   session 17 the hop count and the stamp waited for the packet to leave
 //!   the queue (EMKC's router did the same; see `super::emkc`).
-//! - The comparison itself, with the inferred rules that complete eqs.
-//!   135-136 (the zero band, close loads, the current bottleneck's hold),
-//!   is [`super::jetmax_stamp`].
+//! - The comparison itself is [`super::jetmax_stamp`]: `bottleneck_rule =
+//!   "hysteresis"` (default) with the inferred rules that complete eqs.
+//!   135-136 (the zero band `band`, close loads, the current bottleneck's
+//!   hold), or `"paper"`, eqs. 135-136 as written (issue 55 item 4).
 //! - [INFERRED, UNSPECIFIED] `N = 0`: an interval without responsive
 //!   packets gives an unresponsive packet no share (`g = +inf`: it never
 //!   wins the tie-break and a source ignores it), but a *responsive*
@@ -144,7 +145,7 @@ use sim_core::{
     PacketKind, ParamError, SimDuration, Verdict,
 };
 
-pub use super::jetmax_stamp::{both_zero, stamp_wins, Stamp};
+pub use super::jetmax_stamp::{both_zero, paper_wins, stamp_wins, BottleneckRule, Stamp};
 
 use super::interval::IntervalClock;
 use super::LinkBuildCtx;
@@ -173,10 +174,15 @@ pub struct JetMaxConfig {
     /// Target utilisation gamma, in (0, 1] (default 1).
     #[serde(default = "default_gamma")]
     pub gamma: f64,
-    /// `|p|` at or below which a loss counts as zero for the fair-share
-    /// tie-break, and the loss difference within which two routers are
-    /// told apart by their shares (default 0.05).
-    #[serde(default = "default_p_tolerance")]
+    /// Bottleneck choice: `"hysteresis"` (default) or `"paper"` (eqs.
+    /// 135-136 as written; [`super::jetmax_stamp`]).
+    #[serde(default)]
+    pub bottleneck_rule: BottleneckRule,
+    /// The hysteresis rule's band (key `band` or `p_tolerance`): `|p|` at
+    /// or below which a loss counts as zero for the fair-share tie-break,
+    /// and the load difference within which two routers are told apart by
+    /// their shares (default 0.05). Unused by the paper's rule.
+    #[serde(default = "default_p_tolerance", alias = "band")]
     pub p_tolerance: f64,
     /// A responsive packet's share uses `max(N, 1)`: its own flow is one
     /// (default false, the paper's `N`; see the module docs).
@@ -189,6 +195,7 @@ impl Default for JetMaxConfig {
         JetMaxConfig {
             interval: default_interval(),
             gamma: default_gamma(),
+            bottleneck_rule: BottleneckRule::default(),
             p_tolerance: default_p_tolerance(),
             count_self: false,
         }
@@ -240,6 +247,7 @@ pub struct JetMax {
     /// gamma C, bytes/s.
     target: f64,
     interval: f64,
+    rule: BottleneckRule,
     tol: f64,
     /// `count_self`.
     clamp: bool,
@@ -282,6 +290,7 @@ impl JetMax {
         Ok(JetMax {
             target: cfg.gamma * c,
             interval: cfg.interval.as_secs_f64(),
+            rule: cfg.bottleneck_rule,
             tol: cfg.p_tolerance,
             clamp: cfg.count_self,
             w_plus: 0.0,
@@ -414,7 +423,7 @@ impl JetMax {
             g: h.g,
             current: h.rs == h.rt,
         };
-        let take = h.rs == 0 || stamp_wins(mine, header, self.tol);
+        let take = h.rs == 0 || self.rule.wins(mine, header, self.tol);
         if take {
             h.p = mine.p;
             h.g = mine.g;
