@@ -63,8 +63,10 @@ use sim_core::{
     Rate, SimDuration, SimTime,
 };
 
+use crate::transport::rtt::RttEwma;
+
 /// The smoothing weight of the carried RTT (XCP's default, ch. VI §3.3).
-pub const RTT_EWMA_WEIGHT: f64 = 0.4;
+pub const RTT_EWMA_WEIGHT: f64 = crate::transport::rtt::XCP_RTT_WEIGHT;
 
 /// Which reference rate the control law multiplies the price by.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,8 +220,8 @@ pub struct EmkcCc {
     rate: f64,
     /// Bytes sent so far (the proper reference's packet positions).
     sent: f64,
-    /// XCP-style smoothed RTT, s (0: none yet).
-    srtt: f64,
+    /// XCP-style smoothed RTT (weight [`RTT_EWMA_WEIGHT`]).
+    srtt: RttEwma,
     /// Current bottleneck router and its last price.
     current: Option<(u32, f64)>,
     /// Until when a switch's wait lasts.
@@ -248,7 +250,7 @@ impl EmkcCc {
             max_rate: cfg.max_rate.map_or(f64::INFINITY, |r| r.bps_f64()),
             rate: cfg.init_rate.bps_f64(),
             sent: 0.0,
-            srtt: 0.0,
+            srtt: RttEwma::new(RTT_EWMA_WEIGHT),
             current: None,
             hold_until: SimTime::ZERO,
             samples: Vec::new(),
@@ -339,12 +341,7 @@ impl EmkcCc {
 impl Controller for EmkcCc {
     fn on_ack(&mut self, ack: &AckInfo) {
         if let Some(r) = ack.rtt {
-            let r = r.as_secs_f64();
-            self.srtt = if self.srtt > 0.0 {
-                (1.0 - RTT_EWMA_WEIGHT) * self.srtt + RTT_EWMA_WEIGHT * r
-            } else {
-                r
-            };
+            self.srtt.on_sample(r);
         }
         let CcHeader::Mkc(h) = ack.cc else { return };
         if h.id == 0 || !h.p.is_finite() {
@@ -365,7 +362,8 @@ impl Controller for EmkcCc {
                 if (p_old - h.p).abs() > self.threshold {
                     // Switch, then wait one RTT before following the new router.
                     self.current = Some((h.id, h.p));
-                    let wait = if self.srtt > 0.0 { self.srtt } else { 1.0 };
+                    let srtt = self.srtt.secs();
+                    let wait = if srtt > 0.0 { srtt } else { 1.0 };
                     self.hold_until = ack.now.saturating_add(SimDuration::from_secs_f64(wait));
                 } else if ack.now >= self.hold_until {
                     let cur = self.current;
@@ -406,7 +404,7 @@ impl Controller for EmkcCc {
             id: 0,
             seq: 0,
             delta: 0.0,
-            rtt: self.srtt as f32,
+            rtt: self.srtt.secs() as f32,
         });
     }
 

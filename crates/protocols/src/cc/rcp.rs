@@ -23,7 +23,12 @@
 //! - [EXTERNAL] the header carries the sender's smoothed RTT (the transport's
 //!   RFC 6298 estimate, 0 before the first sample) for the routers' average
 //!   RTT, as ns-2's RCP agent does; the requested rate of a greedy source is
-//!   unbounded.
+//!   unbounded. [PAPER ch. VI §3.3] "all delays" are estimated with "XCP's
+//!   smoothed EWMA estimator with the default weight 0.4": `rtt_ewma = 0.4`
+//!   carries that EWMA of every RTT sample instead
+//!   ([`crate::transport::rtt::RttEwma`], shared with EMKC's and XCP's
+//!   senders); unset (default) keeps the RFC 6298 SRTT. The loss cap's hold
+//!   is the RFC 6298 SRTT either way.
 //! - The rate travels in bits/s ([`sim_core::RateHeader::allowed`]).
 
 use serde::{Deserialize, Serialize};
@@ -32,6 +37,7 @@ use sim_core::{
 };
 
 use super::{greedy_rate_header, LossReaction};
+use crate::transport::rtt::CarriedRtt;
 
 /// Parameters of the RCP sender (`cc = { kind = "rcp" }`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -39,12 +45,15 @@ use super::{greedy_rate_header, LossReaction};
 pub struct RcpCcConfig {
     /// Reaction to a loss (default `"halve"`).
     pub loss: LossReaction,
+    /// Weight of the EWMA of RTT samples carried in the header, in (0, 1]
+    /// (XCP's: 0.4); unset (default): the transport's RFC 6298 SRTT.
+    pub rtt_ewma: Option<f64>,
 }
 
 impl RcpCcConfig {
-    /// Check parameter ranges (none to check).
+    /// Check parameter ranges.
     pub fn validate(&self) -> Result<(), ParamError> {
-        Ok(())
+        CarriedRtt::validate(self.rtt_ewma)
     }
 }
 
@@ -59,8 +68,8 @@ pub struct RcpCc {
     cap: Option<f64>,
     /// When the cap ends at the latest.
     cap_until: SimTime,
-    /// Last smoothed RTT, s (0: none yet).
-    srtt: f64,
+    /// The carried RTT and the transport's SRTT.
+    srtt: CarriedRtt,
     loss: LossReaction,
 }
 
@@ -73,7 +82,7 @@ impl RcpCc {
             echoed: 0.0,
             cap: None,
             cap_until: SimTime::ZERO,
-            srtt: 0.0,
+            srtt: CarriedRtt::new(cfg.rtt_ewma),
             loss: cfg.loss,
         })
     }
@@ -88,9 +97,7 @@ impl RcpCc {
 
 impl Controller for RcpCc {
     fn on_ack(&mut self, ack: &AckInfo) {
-        if let Some(s) = ack.srtt {
-            self.srtt = s.as_secs_f64();
-        }
+        self.srtt.on_ack(ack);
         if let CcHeader::Rate(h) = ack.cc {
             if h.allowed.is_finite() && h.allowed > 0.0 {
                 self.echoed = h.allowed;
@@ -107,8 +114,9 @@ impl Controller for RcpCc {
             return;
         }
         self.cap = Some(self.rate / 2.0);
-        let hold = if self.srtt > 0.0 {
-            SimDuration::from_secs_f64(self.srtt)
+        let srtt = self.srtt.transport_srtt();
+        let hold = if srtt > 0.0 {
+            SimDuration::from_secs_f64(srtt)
         } else {
             SimDuration::from_secs(1)
         };
@@ -134,7 +142,7 @@ impl Controller for RcpCc {
     }
 
     fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
-        *hdr = greedy_rate_header(self.srtt);
+        *hdr = greedy_rate_header(self.srtt.secs());
     }
 
     fn header_family(&self) -> HeaderFamily {
@@ -162,7 +170,11 @@ mod tests {
     }
 
     fn rcp(loss: LossReaction) -> RcpCc {
-        RcpCc::new(&RcpCcConfig { loss }).unwrap()
+        RcpCc::new(&RcpCcConfig {
+            loss,
+            ..RcpCcConfig::default()
+        })
+        .unwrap()
     }
 
     #[test]
@@ -248,5 +260,42 @@ mod tests {
         let CcHeader::Rate(r) = h else { unreachable!() };
         assert!((r.rtt - 0.1).abs() < 1e-12);
         assert_eq!(c.header_family(), HeaderFamily::Rate);
+    }
+
+    #[test]
+    fn with_rtt_ewma_the_header_carries_the_ewma_of_every_sample() {
+        let mut c = RcpCc::new(&RcpCcConfig {
+            rtt_ewma: Some(0.4),
+            ..RcpCcConfig::default()
+        })
+        .unwrap();
+        let mut want = 0.0;
+        for (i, ms) in [220u64, 1020, 520, 2020].into_iter().enumerate() {
+            c.on_ack(&AckInfo {
+                rtt: Some(SimDuration::from_millis(ms)),
+                srtt: Some(SimDuration::from_millis(100)),
+                ..ack(0.1, 8e6)
+            });
+            let r = ms as f64 / 1000.0;
+            want = if i == 0 { r } else { 0.6 * want + 0.4 * r };
+            let mut h = CcHeader::None;
+            c.stamp(SimTime::ZERO, 1000, &mut h);
+            let CcHeader::Rate(h) = h else { unreachable!() };
+            assert!(
+                (h.rtt - want).abs() < 1e-12,
+                "sample {i}: {} vs {want}",
+                h.rtt
+            );
+        }
+        // The loss cap still holds for the transport's SRTT (100 ms).
+        c.on_congestion(
+            SimTime::from_secs_f64(1.0),
+            Congestion::Loss { in_flight: 0 },
+        );
+        c.on_ack(&AckInfo {
+            srtt: Some(SimDuration::from_millis(100)),
+            ..ack(1.1, 8e6)
+        });
+        assert_eq!(c.rate(), Some(8e6));
     }
 }

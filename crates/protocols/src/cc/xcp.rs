@@ -10,6 +10,13 @@
 //!   +inf`; every XCP router lowers it to its own value); until the first RTT
 //!   sample it sends at its initial window (routers give no positive feedback
 //!   without an RTT).
+//! - [EXTERNAL] `rtt_ewma`: Katabi's ns-2 XCP agent carries its own EWMA
+//!   of every RTT sample (`srtt = 0.6 srtt + 0.4 rtt`), and seed 002 ch. VI
+//!   §3.3 estimates "all delays ... using XCP's smoothed EWMA estimator with
+//!   the default weight 0.4". `rtt_ewma = 0.4` carries that EWMA
+//!   ([`crate::transport::rtt::RttEwma`], shared with EMKC's sender); unset
+//!   (default, kept for the scenarios tuned with it) carries the transport's
+//!   RFC 6298 SRTT (gain 1/8, which damps RTT spikes 3x more).
 //! - [INFERRED] spec §2.6 and issue 5 "Reno-like" loss recovery: the
 //!   transport's NewReno recovery with `loss = "halve"` (default: cwnd =
 //!   max(s, flight/2); a timeout resets to one packet) or `"none"`.
@@ -20,6 +27,7 @@ use sim_core::{
 };
 
 use super::LossReaction;
+use crate::transport::rtt::CarriedRtt;
 
 /// Parameters of the XCP sender (`cc = { kind = "xcp" }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -29,6 +37,9 @@ pub struct XcpCcConfig {
     pub loss: LossReaction,
     /// Initial window, packets (default 1).
     pub initial_window: u32,
+    /// Weight of the EWMA of RTT samples carried in the header, in (0, 1]
+    /// (XCP's own: 0.4); unset (default): the transport's RFC 6298 SRTT.
+    pub rtt_ewma: Option<f64>,
 }
 
 impl Default for XcpCcConfig {
@@ -36,6 +47,7 @@ impl Default for XcpCcConfig {
         XcpCcConfig {
             loss: LossReaction::Halve,
             initial_window: 1,
+            rtt_ewma: None,
         }
     }
 }
@@ -46,7 +58,7 @@ impl XcpCcConfig {
         if self.initial_window == 0 {
             return Err(ParamError::new("initial_window", "must be >= 1 packet"));
         }
-        Ok(())
+        CarriedRtt::validate(self.rtt_ewma)
     }
 }
 
@@ -57,8 +69,8 @@ pub struct XcpCc {
     cwnd: f64,
     /// Packet size, bytes.
     size: f64,
-    /// Last smoothed RTT, s (0: none yet).
-    srtt: f64,
+    /// The smoothed RTT the header carries.
+    srtt: CarriedRtt,
     loss: LossReaction,
 }
 
@@ -70,7 +82,7 @@ impl XcpCc {
         Ok(XcpCc {
             cwnd: f64::from(cfg.initial_window) * size,
             size,
-            srtt: 0.0,
+            srtt: CarriedRtt::new(cfg.rtt_ewma),
             loss: cfg.loss,
         })
     }
@@ -83,9 +95,7 @@ impl XcpCc {
 
 impl Controller for XcpCc {
     fn on_ack(&mut self, ack: &AckInfo) {
-        if let Some(s) = ack.srtt {
-            self.srtt = s.as_secs_f64();
-        }
+        self.srtt.on_ack(ack);
         if ack.acked == 0 || ack.in_recovery {
             return;
         }
@@ -114,7 +124,7 @@ impl Controller for XcpCc {
     fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
         *hdr = CcHeader::Window(WindowHeader {
             cwnd: self.cwnd,
-            rtt: self.srtt,
+            rtt: self.srtt.secs(),
             feedback: f64::INFINITY,
         });
     }
@@ -165,6 +175,52 @@ mod tests {
         };
         assert_eq!((w.cwnd, w.rtt), (2000.0, 0.1));
         assert!(w.feedback.is_infinite());
+    }
+
+    #[test]
+    fn with_rtt_ewma_the_header_carries_the_ewma_of_every_sample() {
+        // ns-2 XCP: srtt = 0.6 srtt + 0.4 rtt, the first sample taken whole;
+        // the transport's own SRTT (gain 1/8) is ignored.
+        let cfg = XcpCcConfig {
+            rtt_ewma: Some(0.4),
+            ..XcpCcConfig::default()
+        };
+        let mut c = XcpCc::new(&cfg, 1000).unwrap();
+        let mut want = 0.0;
+        for (i, ms) in [200u64, 1200, 700, 220].into_iter().enumerate() {
+            c.on_ack(&AckInfo {
+                srtt: Some(SimDuration::from_millis(50)),
+                ..ack_rtt(ms)
+            });
+            let r = ms as f64 / 1000.0;
+            want = if i == 0 { r } else { 0.6 * want + 0.4 * r };
+            let mut h = CcHeader::None;
+            c.stamp(SimTime::ZERO, 1000, &mut h);
+            let CcHeader::Window(w) = h else {
+                unreachable!()
+            };
+            assert!(
+                (w.rtt - want).abs() < 1e-12,
+                "sample {i}: {} vs {want}",
+                w.rtt
+            );
+        }
+        let bad = XcpCcConfig {
+            rtt_ewma: Some(0.0),
+            ..XcpCcConfig::default()
+        };
+        assert_eq!(XcpCc::new(&bad, 1000).unwrap_err().key, "rtt_ewma");
+    }
+
+    fn ack_rtt(ms: u64) -> AckInfo {
+        AckInfo {
+            cc: CcHeader::Window(WindowHeader {
+                cwnd: 0.0,
+                rtt: 0.0,
+                feedback: 0.0,
+            }),
+            ..AckInfo::segment(1000, SimDuration::from_millis(ms))
+        }
     }
 
     #[test]

@@ -18,9 +18,18 @@
 //!   gamma C)` at the end of each interval, and `p = (X - C~)/X`.
 //! - [INFERRED, UNSPECIFIED S = 0] an interval in which nothing arrived
 //!   gives no price: until an interval with traffic ends, the router stamps
-//!   nothing and leaves the header to the other routers (a price of
-//!   `-inf`, the spec's suggestion, would be the same under the max rule,
-//!   but a sender that saw it alone would have no finite price to apply).
+//!   nothing (neither `p` nor `id`, `seq`, `Delta`; its `seq` does not
+//!   advance, since it computed no new `p`) and leaves the header to the
+//!   other routers (a price of `-inf`, the spec's suggestion, would be the
+//!   same under the max rule, but a sender that saw it alone would have no
+//!   finite price to apply). Until issue 55 the router went on stamping
+//!   the price and `seq` of its last interval with traffic, a price of
+//!   traffic long gone, which a sender took for fresh if it had not seen
+//!   that `seq`. [INFERRED] Kelly's summing router ([`super::kelly`]) keeps
+//!   that rule: its sender needs a price on every packet, and with its 10-ms
+//!   interval against packets 80 ms apart at the 100-kb/s start most
+//!   intervals are empty (stamping nothing, E5.2's flow stayed at 100 kb/s
+//!   for the whole run, measured in issue 55).
 //! - [INFERRED] the router's identity is its link id + 1 (0 means "no
 //!   router yet" in the header); every arriving packet's bytes count in S
 //!   (the router cannot tell an ACK from data: reverse-direction ACKs that
@@ -94,7 +103,8 @@ pub struct Emkc {
     bytes: f64,
     /// Largest RTT carried in the current interval, s (AVQ's D_max).
     rtt_max: f64,
-    /// Price of the last interval with traffic (`None`: none yet).
+    /// Price of the last interval (`None`: none yet, or, under the max
+    /// rule, the last interval had no traffic).
     price: Option<f64>,
     /// Arrival rate of the last interval, bytes/s.
     x: f64,
@@ -137,7 +147,8 @@ impl Emkc {
         })
     }
 
-    /// The price in force (`None` before the first interval with traffic).
+    /// The price in force (`None` before the first interval with traffic
+    /// and, under the max rule, after an interval without).
     pub fn price(&self) -> Option<f64> {
         self.price
     }
@@ -171,6 +182,8 @@ impl Emkc {
             let c = self.target();
             self.price = Some((x - c) / x);
             self.seq = self.seq.wrapping_add(1);
+        } else if self.combine == PathPrice::Max {
+            self.price = None;
         }
         self.bytes = 0.0;
         self.rtt_max = 0.0;
@@ -301,10 +314,24 @@ mod tests {
         run_interval(&mut r, 500_000, 2.0);
         assert!((r.price().unwrap() - (5e5 - c) / 5e5).abs() < 1e-12);
         assert_eq!(r.seq(), 2);
-        // An empty interval keeps the last price and sequence number.
-        run_interval(&mut r, 0, 3.0);
-        assert!((r.price().unwrap() - (5e5 - c) / 5e5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn after_an_interval_without_arrivals_nothing_is_stamped_and_seq_waits() {
+        // §2.4.2: seq counts the prices computed; S = 0 computes none, and
+        // the old price is not stamped as if it were new.
+        let mut r = Emkc::new(&EmkcConfig::default(), &test_ctx(C_BPS)).unwrap();
+        run_interval(&mut r, 250_000, 0.1); // p = 0.5, seq 1
+        run_interval(&mut r, 0, 0.2);
+        assert_eq!((r.price(), r.seq()), (None, 1));
+        let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
+        let mut p = mkc_data(1000, f64::NEG_INFINITY);
+        r.on_arrival(&mut p, &view(0.25, 2), &mut rng);
+        assert_eq!(p, mkc_data(1000, f64::NEG_INFINITY));
+        // The interval that packet opened has traffic: the next price is seq 2.
+        run_interval(&mut r, 249_000, 0.3);
         assert_eq!(r.seq(), 2);
+        assert!((r.price().unwrap() - 0.5).abs() < 1e-12);
     }
 
     #[test]
@@ -363,5 +390,8 @@ mod tests {
         r.stamp(&mut p, &view(0.1, 0));
         let CcHeader::Mkc(h) = p.cc else { panic!() };
         assert_eq!(h.p, 0.75);
+        // An empty interval keeps the last price for the sum.
+        run_interval(&mut r, 0, 0.2);
+        assert_eq!((r.price(), r.seq()), (Some(0.5), 1));
     }
 }

@@ -11,8 +11,14 @@
 //! INFERRED: the backoff doubles the RTO in force, capped at `max_rto`;
 //! truncating integer division keeps every step within 1 ps of the real-valued
 //! formulas.
+//!
+//! [`RttEwma`] is the other smoothed RTT in netsim: the one explicit-rate
+//! senders carry in their congestion header for the routers (seed 002 ch. VI
+//! §3.3: "XCP's smoothed EWMA estimator with the default weight 0.4"; Katabi's
+//! ns-2 XCP agent: `srtt = 0.6 srtt + 0.4 rtt`). It smooths every RTT sample
+//! with one weight, in `f64` seconds, and has no RTO.
 
-use sim_core::SimDuration;
+use sim_core::{AckInfo, ParamError, SimDuration};
 
 use super::TcpConfig;
 
@@ -95,9 +101,106 @@ impl RttEstimator {
     }
 }
 
+/// The weight of XCP's carried-RTT EWMA (Katabi's ns-2 agent; seed 002 ch. VI §3.3).
+pub const XCP_RTT_WEIGHT: f64 = 0.4;
+
+/// An exponentially weighted moving average of RTT samples, s: the first
+/// sample is taken as it is, each later one as `srtt = (1 - w) srtt + w r`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RttEwma {
+    /// Weight w of a new sample, in (0, 1].
+    weight: f64,
+    /// Smoothed RTT, s (0: no sample yet).
+    srtt: f64,
+}
+
+impl RttEwma {
+    /// An average with weight `weight` (in (0, 1]) and no sample yet.
+    pub fn new(weight: f64) -> Self {
+        RttEwma { weight, srtt: 0.0 }
+    }
+
+    /// Fold in one RTT sample.
+    #[inline]
+    pub fn on_sample(&mut self, r: SimDuration) {
+        let r = r.as_secs_f64();
+        self.srtt = if self.srtt > 0.0 {
+            (1.0 - self.weight) * self.srtt + self.weight * r
+        } else {
+            r
+        };
+    }
+
+    /// The smoothed RTT, s (0 before the first non-zero sample).
+    pub fn secs(&self) -> f64 {
+        self.srtt
+    }
+}
+
+/// The RTT an XCP or RCP sender carries in its header (key `rtt_ewma`):
+/// the transport's RFC 6298 SRTT (no weight, gain 1/8 on Karn-valid
+/// samples) or an [`RttEwma`] of every ACK's RTT sample with the given weight.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct CarriedRtt {
+    ewma: Option<RttEwma>,
+    /// The transport's SRTT, s (0: none yet).
+    srtt: f64,
+}
+
+impl CarriedRtt {
+    /// Check a `rtt_ewma` key: in (0, 1] when given.
+    pub fn validate(weight: Option<f64>) -> Result<(), ParamError> {
+        match weight {
+            Some(w) if !(w > 0.0 && w <= 1.0) => {
+                Err(ParamError::new("rtt_ewma", "must be in (0, 1]"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The transport's SRTT (`None`) or an EWMA of weight `w`.
+    pub fn new(weight: Option<f64>) -> Self {
+        CarriedRtt {
+            ewma: weight.map(RttEwma::new),
+            srtt: 0.0,
+        }
+    }
+
+    /// Take the ACK's RTT sample and the transport's SRTT.
+    #[inline]
+    pub fn on_ack(&mut self, ack: &AckInfo) {
+        if let Some(s) = ack.srtt {
+            self.srtt = s.as_secs_f64();
+        }
+        if let (Some(e), Some(r)) = (&mut self.ewma, ack.rtt) {
+            e.on_sample(r);
+        }
+    }
+
+    /// The RTT to carry, s (0 before the first sample).
+    pub fn secs(&self) -> f64 {
+        self.ewma.map_or(self.srtt, |e| e.secs())
+    }
+
+    /// The transport's RFC 6298 SRTT, s (0 before the first sample).
+    pub fn transport_srtt(&self) -> f64 {
+        self.srtt
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_ewma_takes_the_first_sample_then_weighs_each_new_one() {
+        let mut e = RttEwma::new(XCP_RTT_WEIGHT);
+        assert_eq!(e.secs(), 0.0);
+        e.on_sample(SimDuration::from_millis(200));
+        assert_eq!(e.secs(), 0.2);
+        e.on_sample(SimDuration::from_millis(1200));
+        assert!((e.secs() - (0.6 * 0.2 + 0.4 * 1.2)).abs() < 1e-12);
+    }
 
     fn secs(x: f64) -> SimDuration {
         SimDuration::from_secs_f64(x)
