@@ -294,6 +294,7 @@ fn as_expect(check: &CurveCheck) -> Expect {
         abs_tolerance: e.abs_tolerance,
         ref_ci: None,
         source: e.source.clone(),
+        kind: e.kind,
         deviation: e.deviation.clone(),
     }
 }

@@ -6,7 +6,7 @@
 //! `level` (default 95 %).
 
 use analysis::{Metrics, Summary};
-use topology::scenario::{Expect, ExpectOp};
+use topology::scenario::{Expect, ExpectKind, ExpectOp};
 
 /// The outcome of one expectation.
 pub struct Verdict {
@@ -116,6 +116,7 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
         "reference".to_string(),
         "netsim".to_string(),
         "rule".to_string(),
+        "kind".to_string(),
         "verdict".to_string(),
     ]];
     for (scenario, v) in sets
@@ -144,10 +145,11 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
             v.text.as_ref().map_or_else(|| g(e.value), |t| t.0.clone()),
             got,
             v.rule.clone(),
+            e.kind.word().into(),
             verdict_word(v).into(),
         ]);
     }
-    let widths: Vec<usize> = (0..7)
+    let widths: Vec<usize> = (0..8)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
         .collect();
     let mut out = String::new();
@@ -200,21 +202,37 @@ pub fn verdict_word(v: &Verdict) -> &'static str {
     }
 }
 
-/// The counts of a set of verdicts, as one sentence.
+/// The counts of a set of verdicts, as one sentence: paper values, derived
+/// values and set-up checks apart (`[[expect]]`'s `kind`), each kind present
+/// with its passes, misses and known deviations.
 pub fn tally(verdicts: &[&Verdict]) -> String {
-    let n = |w: &str| verdicts.iter().filter(|v| verdict_word(v) == w).count();
-    let (pass, stale, dev, miss) = (n("PASS"), n("PASS*"), n("DEVIATES"), n("MISS"));
-    let mut s = format!(
-        "{} of {} reference values reproduced, {miss} missed, {dev} known deviation(s)",
-        pass + stale,
-        verdicts.len()
-    );
-    if stale > 0 {
-        s.push_str(&format!(
-            ", {stale} noted as deviating but now passing (PASS*)"
-        ));
+    let kinds = [ExpectKind::Paper, ExpectKind::Derived, ExpectKind::Setup];
+    let mut parts = Vec::new();
+    for kind in kinds {
+        let of_kind: Vec<&&Verdict> = verdicts.iter().filter(|v| v.expect.kind == kind).collect();
+        if of_kind.is_empty() && !(kind == ExpectKind::Paper && verdicts.is_empty()) {
+            continue;
+        }
+        let n = |w: &str| of_kind.iter().filter(|v| verdict_word(v) == w).count();
+        let (pass, stale, dev, miss) = (n("PASS"), n("PASS*"), n("DEVIATES"), n("MISS"));
+        let label = match kind {
+            ExpectKind::Paper => "paper values reproduced",
+            ExpectKind::Derived => "derived values reproduced",
+            ExpectKind::Setup => "set-up checks hold",
+        };
+        let mut s = format!(
+            "{} of {} {label}, {miss} missed, {dev} known deviation(s)",
+            pass + stale,
+            of_kind.len()
+        );
+        if stale > 0 {
+            s.push_str(&format!(
+                ", {stale} noted as deviating but now passing (PASS*)"
+            ));
+        }
+        parts.push(s);
     }
-    s
+    parts.join("; ")
 }
 
 pub(crate) fn g(x: f64) -> String {
@@ -245,8 +263,47 @@ mod tests {
             abs_tolerance: None,
             ref_ci,
             source: "test".into(),
+            kind: ExpectKind::Paper,
             deviation: None,
         }
+    }
+
+    #[test]
+    fn the_tally_counts_paper_values_derived_values_and_set_up_checks_apart() {
+        let verdict = |kind, pass, deviation: Option<&str>| Verdict {
+            expect: Expect {
+                kind,
+                deviation: deviation.map(String::from),
+                ..exp(ExpectOp::AtMost, 0.0, None, None)
+            },
+            got: Some((0.0, 0.0, 3)),
+            pass,
+            rule: String::new(),
+            text: None,
+        };
+        let vs = [
+            verdict(ExpectKind::Paper, true, None),
+            verdict(ExpectKind::Paper, false, Some("why")),
+            verdict(ExpectKind::Paper, false, None),
+            verdict(ExpectKind::Setup, true, None),
+            verdict(ExpectKind::Setup, true, None),
+        ];
+        let refs: Vec<&Verdict> = vs.iter().collect();
+        assert_eq!(
+            tally(&refs),
+            "1 of 3 paper values reproduced, 1 missed, 1 known deviation(s); \
+             2 of 2 set-up checks hold, 0 missed, 0 known deviation(s)"
+        );
+        let derived = [verdict(ExpectKind::Derived, true, Some("stale"))];
+        assert_eq!(
+            tally(&derived.iter().collect::<Vec<_>>()),
+            "1 of 1 derived values reproduced, 0 missed, 0 known deviation(s), \
+             1 noted as deviating but now passing (PASS*)"
+        );
+        assert_eq!(
+            tally(&[]),
+            "0 of 0 paper values reproduced, 0 missed, 0 known deviation(s)"
+        );
     }
 
     #[test]

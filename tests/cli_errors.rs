@@ -522,3 +522,56 @@ fn an_arrival_rate_past_a_million_flows_needs_a_count() {
         &["flows[0].traffic.count", "1 ..= 1000000"],
     );
 }
+
+#[test]
+fn a_packet_size_distribution_is_only_for_packet_sources_and_is_range_checked() {
+    // BASE's flow group is a NewReno transport: its segments have one size
+    // per flow. The added key is line 36.
+    let exp = "packet_size = { dist = \"exponential\", mean = \"1000B\" }";
+    let tcp = with(
+        "cc = { kind = \"new_reno\" }",
+        &format!("cc = {{ kind = \"new_reno\" }}\n{exp}"),
+    );
+    assert_error(
+        &tcp,
+        &[
+            "flows[0].packet_size",
+            "line 36",
+            "`poisson_packets` and `cbr`",
+            "traffic `bulk`",
+        ],
+    );
+    // The same distribution on a Poisson packet source is valid ...
+    let udp = |size: &str| {
+        with(
+            "cc = { kind = \"new_reno\" }",
+            &format!(
+                "packet_size = {size}\ntraffic = {{ kind = \"poisson_packets\", rate = \"1Mbps\" }}"
+            ),
+        )
+    };
+    let (code, err) = check(&udp("{ dist = \"exponential\", mean = \"1000B\" }"));
+    assert_eq!(code, 0, "{err}");
+    // ... and its values are named when they are out of range (the key is
+    // on line 35 there).
+    assert_error(
+        &udp("{ dist = \"exponential\", mean = \"100KB\" }"),
+        &[
+            "line 35",
+            "flows[0].packet_size.mean",
+            "100000 B is out of range",
+            "65535 B",
+        ],
+    );
+    assert_error(
+        &udp("{ dist = \"choice\", values = [\"500B\", \"1500B\"], weights = [0.5] }"),
+        &["flows[0].packet_size.weights", "1 weights for 2 values"],
+    );
+    assert_error(
+        &udp("{ dist = \"normal\", mean = \"1000B\" }"),
+        &[
+            "line 35, column 24: flows[0].packet_size.dist",
+            "unknown variant `normal`",
+        ],
+    );
+}

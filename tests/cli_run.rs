@@ -134,9 +134,7 @@ fn a_missed_expectation_fails_only_with_check() {
     assert!(run(&s, &out, &[]).status.success());
     let o = run(&s, &out, &["--check"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("0 of 1 reference values reproduced, 1 missed")
-    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0 of 1 paper values reproduced, 1 missed"));
 }
 
 #[test]

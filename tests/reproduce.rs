@@ -42,6 +42,112 @@ fn fast_subset_reproduces(folder: &str) {
     assert!(!stdout.contains("MISS"), "{stdout}");
 }
 
+/// The `deviation` notes in a folder's scenario files (`[[expect]]` and
+/// `[[sweep.expect]]`).
+fn deviation_notes(folder: &Path) -> usize {
+    let mut n = 0;
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|x| x != "toml") {
+            continue;
+        }
+        let doc: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+        let notes = |list: Option<&toml::Value>| {
+            list.and_then(|v| v.as_array()).map_or(0, |a| {
+                a.iter().filter(|e| e.get("deviation").is_some()).count()
+            })
+        };
+        n += notes(doc.get("expect"));
+        n += notes(doc.get("sweep").and_then(|s| s.get("expect")));
+    }
+    n
+}
+
+#[test]
+fn each_paper_folder_carries_exactly_its_committed_number_of_deviation_notes() {
+    let papers = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/papers");
+    let committed = std::fs::read_to_string(papers.join("deviation-counts.txt")).unwrap();
+    let mut listed = Vec::new();
+    for line in committed.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (folder, count) = line.split_once(char::is_whitespace).unwrap();
+        let count: usize = count.trim().parse().unwrap();
+        let found = deviation_notes(&papers.join(folder));
+        assert!(
+            found <= count,
+            "{folder}: {found} deviation notes, more than the {count} committed in \
+             scenarios/papers/deviation-counts.txt; a new deviation needs its finding \
+             in the folder's README and the count raised on purpose"
+        );
+        assert!(
+            found >= count,
+            "{folder}: {found} deviation notes, fewer than the {count} committed; \
+             lower the count in scenarios/papers/deviation-counts.txt"
+        );
+        listed.push(folder.to_string());
+    }
+    // Every paper folder is listed.
+    for entry in std::fs::read_dir(&papers).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            assert!(
+                listed.contains(&name),
+                "scenarios/papers/{name} is missing from deviation-counts.txt"
+            );
+        }
+    }
+}
+
+#[test]
+fn set_up_checks_are_counted_apart_from_paper_values_and_still_fail_on_a_miss() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("tiny.toml"),
+        tiny("kind = \"setup\"", "kind = \"setup\""),
+    )
+    .unwrap();
+    let out = netsim()
+        .args(["reproduce", "--fast"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("1 of 2 set-up checks hold, 1 missed"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("paper values"), "{stdout}");
+    std::fs::write(dir.path().join("tiny.toml"), tiny("kind = \"setup\"", "")).unwrap();
+    let out = netsim()
+        .args(["reproduce", "--fast"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(
+            "0 of 1 paper values reproduced, 1 missed, 0 known deviation(s); \
+             1 of 1 set-up checks hold, 0 missed"
+        ),
+        "{stdout}"
+    );
+    let e = netsim()
+        .args(["reproduce", "--fast"])
+        .arg({
+            std::fs::write(dir.path().join("tiny.toml"), tiny("kind = \"set-up\"", "")).unwrap();
+            dir.path()
+        })
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&e.stderr);
+    assert!(stderr.contains("kind"), "{stderr}");
+}
+
 /// A one-flow scenario with two expectations: a true one (`good` appended to
 /// it) and a deliberately wrong one (`bad` appended).
 fn tiny(good: &str, bad: &str) -> String {
@@ -107,7 +213,7 @@ fn a_missed_reference_value_is_a_row_and_exit_code_1() {
         "{stdout}"
     );
     assert!(stdout.contains("deliberately wrong"), "{stdout}");
-    assert!(stdout.contains("1 of 2 reference values reproduced, 1 missed"));
+    assert!(stdout.contains("1 of 2 paper values reproduced, 1 missed"));
     assert_eq!(std::fs::read_to_string(&table).unwrap(), stdout);
 }
 
@@ -138,7 +244,7 @@ fn a_noted_deviation_is_reported_with_its_reason_and_does_not_fail() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("1 of 2 reference values reproduced, 0 missed, 1 known deviation(s), 1 noted as deviating but now passing"),
+        stdout.contains("1 of 2 paper values reproduced, 0 missed, 1 known deviation(s), 1 noted as deviating but now passing"),
         "{stdout}"
     );
     // `netsim run --check` agrees: a noted deviation does not fail the check.

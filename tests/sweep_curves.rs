@@ -192,7 +192,7 @@ fn reproduce_without_fast_judges_the_curves_and_with_fast_does_not() {
     assert!(o.status.success(), "{stdout}");
     assert!(stdout.contains("cbr-curve (sweep)"), "{stdout}");
     assert!(
-        stdout.contains("7 of 7 reference values reproduced"),
+        stdout.contains("7 of 7 paper values reproduced"),
         "{stdout}"
     );
     // The campaign went to the default store, relative to the working directory.
@@ -204,7 +204,7 @@ fn reproduce_without_fast_judges_the_curves_and_with_fast_does_not() {
     let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(!stdout.contains("(sweep)"), "{stdout}");
     assert!(
-        stdout.contains("1 of 1 reference values reproduced"),
+        stdout.contains("1 of 1 paper values reproduced"),
         "{stdout}"
     );
 }

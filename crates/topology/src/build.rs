@@ -19,6 +19,7 @@ use protocols::traffic::{
 
 use crate::error::ScenarioError;
 use crate::graph::Graph;
+use crate::per_flow::PacketSize;
 use crate::preset::expand_preset;
 use crate::routing::Router;
 use crate::scenario::{FlowGroupConfig, Scenario, SeriesName};
@@ -304,7 +305,7 @@ impl Resolved {
                     _ => None,
                 };
                 // Per-flow draws after the start jitter, each only for a range.
-                let mss = cfg.packet_size.draw(&mut rng).get() as u32;
+                let mss = cfg.packet_size.draw(&mut rng).map(|b| b.get() as u32);
                 let host_delay = cfg.extra_delay.draw(&mut rng);
                 let (sender, receiver) = make_endpoints(cfg, mss, size);
                 let spec = FlowSpec {
@@ -325,22 +326,35 @@ impl Resolved {
 }
 
 /// The sender and receiver endpoints of one flow of group `cfg` with
-/// `mss`-byte packets.
+/// `mss`-byte packets (`None`: each packet draws its size from the group's
+/// `packet_size` distribution).
 fn make_endpoints(
     cfg: &FlowGroupConfig,
-    mss: u32,
+    mss: Option<u32>,
     size: Option<u64>,
 ) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+    let udp = |rate, process| -> Box<dyn Endpoint> {
+        match (&cfg.packet_size, mss) {
+            (_, Some(mss)) => Box::new(UdpSource::new(rate, mss, process)),
+            (PacketSize::PerPacket(d), None) => Box::new(UdpSource::with_size_dist(
+                rate,
+                d.clone(),
+                MAX_PACKET_SIZE as u32,
+                process,
+            )),
+            (PacketSize::PerFlow(_), None) => unreachable!("a per-flow size is always drawn"),
+        }
+    };
     match &cfg.traffic {
-        TrafficConfig::Cbr { rate } => (
-            Box::new(UdpSource::new(*rate, mss, PacketProcess::Constant)),
-            Box::new(UdpSink),
-        ),
-        TrafficConfig::PoissonPackets { rate } => (
-            Box::new(UdpSource::new(*rate, mss, PacketProcess::Poisson)),
-            Box::new(UdpSink),
-        ),
-        _ => crate::transports::tcp_endpoints(cfg, mss, size),
+        TrafficConfig::Cbr { rate } => (udp(*rate, PacketProcess::Constant), Box::new(UdpSink)),
+        TrafficConfig::PoissonPackets { rate } => {
+            (udp(*rate, PacketProcess::Poisson), Box::new(UdpSink))
+        }
+        _ => {
+            // `resolve_group` rejects a per-packet distribution for transports.
+            let mss = mss.expect("a transport flow has one packet size");
+            crate::transports::tcp_endpoints(cfg, mss, size)
+        }
     }
 }
 
@@ -391,7 +405,7 @@ impl FlowFactory for ArrivalFactory {
             .duration
             .as_ref()
             .map(|d| now.saturating_add(d.sample(rng)));
-        let mss = self.cfg.packet_size.draw(rng).get() as u32;
+        let mss = self.cfg.packet_size.draw(rng).map(|b| b.get() as u32);
         let host_delay = self.cfg.extra_delay.draw(rng);
         let (sender, receiver) = make_endpoints(&self.cfg, mss, size);
         FlowSpec {
@@ -529,18 +543,22 @@ fn resolve_group(
         return Err(err(format!("{at}.name"), "must not be empty"));
     }
     crate::limits::check_count(g, at)?;
-    let (lo, hi) = g.packet_size.bounds();
-    for ps in [lo.get(), hi.get()] {
-        if ps == 0 || ps > MAX_PACKET_SIZE {
-            return Err(err(
-                format!("{at}.packet_size"),
-                format!("{ps} B is out of range; allowed: 1 B ..= {MAX_PACKET_SIZE} B"),
-            ));
-        }
+    if matches!(g.packet_size, PacketSize::PerPacket(_)) && !g.traffic.is_packet_source() {
+        return Err(err(
+            format!("{at}.packet_size"),
+            format!(
+                "a size distribution draws each packet's size, which only the packet sources \
+                 (traffic `poisson_packets` and `cbr`) do; traffic `{}` sends one packet \
+                 size per flow: give one size (\"1000B\") or a per-flow range \
+                 ([\"800B\", \"1300B\"])",
+                g.traffic.name()
+            ),
+        ));
     }
-    g.packet_size
-        .check_order()
-        .map_err(|m| err(format!("{at}.packet_size"), m))?;
+    g.packet_size.check().map_err(|e| {
+        let e = e.prefixed(&format!("{at}.packet_size"));
+        err(e.key, e.message)
+    })?;
     g.extra_delay
         .check_order()
         .map_err(|m| err(format!("{at}.extra_delay"), m))?;

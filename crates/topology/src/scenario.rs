@@ -9,7 +9,7 @@ use protocols::link::LinkAlgoConfig;
 use protocols::traffic::TrafficConfig;
 use protocols::transport::TcpConfig;
 
-use crate::per_flow::PerFlow;
+use crate::per_flow::{PacketSize, PerFlow};
 
 /// A whole scenario file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -397,9 +397,11 @@ pub struct FlowGroupConfig {
     pub routing: Routing,
     /// Data packet size on the wire: one size (`"1000B"`) or a range each
     /// flow draws its own from, uniformly (`["800B", "1300B"]`, seed 002
-    /// E6.1). Default 1500 B (Ethernet MTU).
+    /// E6.1); for the packet sources `poisson_packets` and `cbr` also a
+    /// distribution each packet draws from (`{ dist = "exponential", mean =
+    /// "1000B" }`, see [`PacketSize`]). Default 1500 B (Ethernet MTU).
     #[serde(default = "default_packet_size")]
-    pub packet_size: PerFlow<Bytes>,
+    pub packet_size: PacketSize,
     /// One-way delay each of a flow's hosts adds before its first link, for
     /// data and ACKs alike (the flow's RTT grows by twice it): one value or a
     /// range each flow draws from (`["0ms", "500ms"]`), for per-flow RTTs on
@@ -429,8 +431,12 @@ pub struct FlowGroupConfig {
     pub stop: Option<SimDuration>,
 }
 
-fn default_packet_size() -> PerFlow<Bytes> {
-    PerFlow::Fixed(Bytes::new(1500))
+fn is_paper(k: &ExpectKind) -> bool {
+    *k == ExpectKind::Paper
+}
+
+fn default_packet_size() -> PacketSize {
+    PacketSize::PerFlow(PerFlow::Fixed(Bytes::new(1500)))
 }
 
 /// How a reference value is compared.
@@ -444,6 +450,36 @@ pub enum ExpectOp {
     AtLeast,
     /// At most the value.
     AtMost,
+}
+
+/// What an expectation checks, for the totals of `netsim reproduce`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectKind {
+    /// A value or claim the paper states (a table entry, a figure's reading, a
+    /// sentence of its text, one of its theorems).
+    #[default]
+    Paper,
+    /// A value derived from the specified model (a closed-form fixed point, an
+    /// equilibrium) that the paper does not print: it can fail, but it is not
+    /// the paper's number.
+    Derived,
+    /// A precondition of the set-up the paper's results presume (no loss where
+    /// the buffers are unlimited, a traffic premise, every short flow ended
+    /// before the window): it says the experiment is the one specified, not
+    /// that a result reproduces. Counted apart; a miss still fails.
+    Setup,
+}
+
+impl ExpectKind {
+    /// The word used in tables and totals.
+    pub fn word(self) -> &'static str {
+        match self {
+            ExpectKind::Paper => "paper",
+            ExpectKind::Derived => "derived",
+            ExpectKind::Setup => "setup",
+        }
+    }
 }
 
 /// A reference value (`[[expect]]`).
@@ -482,6 +518,10 @@ pub struct Expect {
     pub ref_ci: Option<f64>,
     /// Where the value comes from ("Table 1, seed 001").
     pub source: String,
+    /// What the expectation checks: `"paper"` (default), `"derived"` or
+    /// `"setup"` (see [`ExpectKind`]).
+    #[serde(default, skip_serializing_if = "is_paper")]
+    pub kind: ExpectKind,
     /// A known, investigated deviation: why netsim does not reproduce this
     /// value (the finding, or what was ruled out). A missed expectation with a
     /// deviation is reported as `DEVIATES` with this text, not as `MISS`, and

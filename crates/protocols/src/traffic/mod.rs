@@ -8,7 +8,10 @@ pub mod udp;
 
 pub use udp::{PacketProcess, UdpSink, UdpSource};
 
-/// A flow-size distribution (for flow arrival processes).
+/// A size distribution: the flow sizes of an arrival process (`traffic.size`),
+/// or the packet sizes of a non-adaptive packet source (the group's
+/// `packet_size = { dist = ... }`, drawn per packet). Draws are whole bytes,
+/// at least 1.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeDist {
@@ -29,6 +32,23 @@ pub enum SizeDist {
         mean: Bytes,
         /// Shape alpha (> 1 so the mean exists; web-traffic studies use 1.1-1.5).
         shape: f64,
+    },
+    /// Sizes drawn uniformly from the whole bytes in `[min, max]`.
+    Uniform {
+        /// Smallest size.
+        min: Bytes,
+        /// Largest size (>= min).
+        max: Bytes,
+    },
+    /// A discrete mix: `values[i]` with probability `weights[i] / sum(weights)`
+    /// (equal weights when `weights` is left out), e.g. the two-point packet
+    /// mix `{ dist = "choice", values = ["500B", "1500B"], weights = [0.5, 0.5] }`.
+    Choice {
+        /// The sizes (at least one).
+        values: Vec<Bytes>,
+        /// Their relative weights (finite, >= 0, not all 0; as many as `values`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        weights: Option<Vec<f64>>,
     },
 }
 
@@ -54,11 +74,94 @@ impl SizeDist {
                     ))
                 }
             }
+            SizeDist::Uniform { min, max } if min > max => Err(ParamError::new(
+                "max",
+                format!("{max} is below min ({min}); allowed: min <= max"),
+            )),
+            SizeDist::Uniform { max, .. } if max.get() == 0 => {
+                Err(ParamError::new("max", "must be > 0 bytes"))
+            }
+            SizeDist::Choice { values, weights } => {
+                if values.is_empty() {
+                    return Err(ParamError::new("values", "give at least one size"));
+                }
+                if let Some(i) = values.iter().position(|v| v.get() == 0) {
+                    return Err(ParamError::new(format!("values[{i}]"), "must be > 0 bytes"));
+                }
+                let Some(w) = weights else {
+                    return Ok(());
+                };
+                if w.len() != values.len() {
+                    return Err(ParamError::new(
+                        "weights",
+                        format!(
+                            "{} weights for {} values; give one weight per value (or none: \
+                             equal weights)",
+                            w.len(),
+                            values.len()
+                        ),
+                    ));
+                }
+                if let Some(i) = w.iter().position(|x| !(x.is_finite() && *x >= 0.0)) {
+                    return Err(ParamError::new(
+                        format!("weights[{i}]"),
+                        format!("{} is out of range; allowed: a finite weight >= 0", w[i]),
+                    ));
+                }
+                if w.iter().sum::<f64>() > 0.0 {
+                    Ok(())
+                } else {
+                    Err(ParamError::new(
+                        "weights",
+                        "at least one weight must be > 0",
+                    ))
+                }
+            }
             _ => Ok(()),
         }
     }
 
-    /// Draw one flow size in bytes (at least 1).
+    /// The distribution's mean, bytes (before the rounding of each draw to
+    /// whole bytes, at least 1).
+    pub fn mean(&self) -> f64 {
+        match self {
+            SizeDist::Fixed { size } => size.get() as f64,
+            SizeDist::Exponential { mean } | SizeDist::Pareto { mean, .. } => mean.get() as f64,
+            SizeDist::Uniform { min, max } => (min.get() as f64 + max.get() as f64) / 2.0,
+            SizeDist::Choice { values, weights } => {
+                let w = |i: usize| weights.as_ref().map_or(1.0, |w| w[i]);
+                let total: f64 = (0..values.len()).map(w).sum();
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| w(i) * v.get() as f64)
+                    .sum::<f64>()
+                    / total
+            }
+        }
+    }
+
+    /// The smallest and the largest size a draw can have, bytes (the
+    /// smallest at least 1; no largest for the unbounded exponential and
+    /// Pareto tails).
+    pub fn bounds(&self) -> (u64, Option<u64>) {
+        let (lo, hi) = match self {
+            SizeDist::Fixed { size } => (size.get(), Some(size.get())),
+            SizeDist::Exponential { .. } => (1, None),
+            SizeDist::Pareto { mean, shape } => (
+                (mean.get() as f64 * (shape - 1.0) / shape).round() as u64,
+                None,
+            ),
+            SizeDist::Uniform { min, max } => (min.get(), Some(max.get())),
+            SizeDist::Choice { values, .. } => (
+                values.iter().map(|v| v.get()).min().unwrap_or(1),
+                values.iter().map(|v| v.get()).max(),
+            ),
+        };
+        (lo.max(1), hi.map(|h| h.max(1)))
+    }
+
+    /// Draw one size in bytes (at least 1).
     pub fn sample(&self, rng: &mut SimRng) -> u64 {
         use rand::Rng;
         let x = match self {
@@ -71,6 +174,27 @@ impl SizeDist {
                 let xm = mean.get() as f64 * (shape - 1.0) / shape;
                 let u: f64 = rng.random();
                 xm / (1.0 - u).powf(1.0 / shape)
+            }
+            SizeDist::Uniform { min, max } => {
+                return rng.random_range(min.get()..=max.get()).max(1);
+            }
+            SizeDist::Choice { values, weights } => {
+                // One uniform draw per sample, whichever value it picks.
+                let u: f64 = rng.random();
+                let Some(w) = weights else {
+                    let i = ((u * values.len() as f64) as usize).min(values.len() - 1);
+                    return values[i].get();
+                };
+                let mut left = u * w.iter().sum::<f64>();
+                for (v, x) in values.iter().zip(w) {
+                    if left < *x {
+                        return v.get();
+                    }
+                    left -= x;
+                }
+                // Rounding at the top end: the last value of positive weight.
+                let last = w.iter().rposition(|x| *x > 0.0).unwrap_or(values.len() - 1);
+                return values[last].get();
             }
         };
         (x.round() as u64).max(1)
@@ -333,6 +457,69 @@ mod tests {
         // Var = x_m^2 a / ((a-1)^2 (a-2)) = 4.8e7, SE = sqrt(4.8e7/2e5) = 15.5; 6 SE.
         let mean = xs.iter().sum::<f64>() / n as f64;
         assert!((mean - 12_000.0).abs() < 6.0 * 15.5, "{mean}");
+    }
+
+    #[test]
+    fn choice_sizes_follow_their_weights_and_uniform_sizes_their_range() {
+        let b = Bytes::new;
+        let d = SizeDist::Choice {
+            values: vec![b(500), b(1500), b(9000)],
+            weights: Some(vec![1.0, 3.0, 0.0]),
+        };
+        assert_eq!(d.validate(), Ok(()));
+        assert_eq!(d.mean(), 1250.0);
+        assert_eq!(d.bounds(), (500, Some(9000)));
+        let mut rng = stream(7, 0, StreamKind::Group, 4);
+        let n = 100_000;
+        let xs: Vec<u64> = (0..n).map(|_| d.sample(&mut rng)).collect();
+        assert!(
+            xs.iter().all(|&x| x == 500 || x == 1500),
+            "a zero weight is never drawn"
+        );
+        // P(1500) = 0.75; SE over 1e5 draws 0.00137.
+        let big = xs.iter().filter(|&&x| x == 1500).count() as f64 / n as f64;
+        assert!((big - 0.75).abs() < 5.0 * 0.00137, "{big}");
+        let even = SizeDist::Choice {
+            values: vec![b(100), b(300)],
+            weights: None,
+        };
+        assert_eq!(even.mean(), 200.0);
+        let m = (0..n).map(|_| even.sample(&mut rng) as f64).sum::<f64>() / n as f64;
+        // sd 100 B, SE 0.32 B.
+        assert!((m - 200.0).abs() < 5.0 * 0.32, "{m}");
+        let u = SizeDist::Uniform {
+            min: b(40),
+            max: b(1500),
+        };
+        assert_eq!(u.mean(), 770.0);
+        let xs: Vec<u64> = (0..n).map(|_| u.sample(&mut rng)).collect();
+        assert!(xs.iter().all(|x| (40..=1500).contains(x)));
+        assert_eq!((xs.iter().min(), xs.iter().max()), (Some(&40), Some(&1500)));
+        assert_eq!(SizeDist::Exponential { mean: b(1000) }.bounds(), (1, None));
+    }
+
+    #[test]
+    fn bad_choice_and_uniform_sizes_are_rejected_with_their_key() {
+        let b = Bytes::new;
+        let key = |d: SizeDist| d.validate().unwrap_err().key;
+        let choice =
+            |values: Vec<Bytes>, weights: Option<Vec<f64>>| SizeDist::Choice { values, weights };
+        assert_eq!(key(choice(vec![], None)), "values");
+        assert_eq!(key(choice(vec![b(5), b(0)], None)), "values[1]");
+        assert_eq!(key(choice(vec![b(5)], Some(vec![1.0, 1.0]))), "weights");
+        assert_eq!(
+            key(choice(vec![b(5), b(6)], Some(vec![1.0, -1.0]))),
+            "weights[1]"
+        );
+        assert_eq!(
+            key(choice(vec![b(5), b(6)], Some(vec![1.0, f64::NAN]))),
+            "weights[1]"
+        );
+        assert_eq!(key(choice(vec![b(5)], Some(vec![0.0]))), "weights");
+        let uniform = |min, max| SizeDist::Uniform { min, max };
+        assert_eq!(key(uniform(b(10), b(9))), "max");
+        assert_eq!(key(uniform(b(0), b(0))), "max");
+        assert_eq!(uniform(b(0), b(1)).validate(), Ok(()));
     }
 
     #[test]

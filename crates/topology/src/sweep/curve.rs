@@ -234,6 +234,10 @@ pub struct CurveExpect {
     pub filter: Option<String>,
     /// Where the claim comes from.
     pub source: String,
+    /// What the claim checks (as in `[[expect]]`): `"paper"` (default),
+    /// `"derived"` or `"setup"`.
+    #[serde(default)]
+    pub kind: crate::scenario::ExpectKind,
     /// A known, investigated deviation (as in `[[expect]]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deviation: Option<String>,
