@@ -1,6 +1,8 @@
 //! Property tests of seed 002's controller invariants at packet level
 //! (issue 6): EMKC's equilibrium and its sharp stability condition on beta,
 //! and JetMax's max-min convergence with zero overshoot under proposed rates.
+//! Rate senders pace exactly (`pacing_jitter = 0.0`), as seed 002's scenario
+//! files do, not with netsim's 0.01 default.
 //!
 //! Oracles (spec `seed-002-zhang.md` §3):
 //! - EMKC, one link, N flows, any delays: x* = C/N + alpha/beta per flow and
@@ -70,7 +72,7 @@ from = "s{{i}}"
 to = "d{{i}}"
 packet_size = "1000B"
 cc = {{ kind = "emkc", alpha = "{alpha}bps", beta = {beta}, max_rate = "{max}Mbps" }}
-tcp = {{ reliable = false }}
+tcp = {{ reliable = false, pacing_jitter = 0.0 }}
 traffic = {{ kind = "bulk" }}
 "#,
         alpha = alpha_bps.round() as u64,
@@ -413,7 +415,7 @@ from = "src"
 to = "dst"
 packet_size = "1000B"
 cc = {{ kind = "jetmax", proposals = {proposals} }}
-tcp = {{ reliable = false }}
+tcp = {{ reliable = false, pacing_jitter = 0.0 }}
 traffic = {{ kind = "bulk" }}
 "#,
         per_hop = per_hop.join(", "),
@@ -436,7 +438,7 @@ to = "cd{k}"
 start = "{t}s"
 packet_size = "1000B"
 cc = {{ kind = "jetmax", proposals = {proposals} }}
-tcp = {{ reliable = false }}
+tcp = {{ reliable = false, pacing_jitter = 0.0 }}
 traffic = {{ kind = "bulk" }}
 "#
         );

@@ -28,7 +28,9 @@ pub struct JetMaxOpts {
 
 /// JetMax on a dumbbell of `mbps` with one flow per RTT in `rtts_ms`, all
 /// starting at 0. The window is the 10 s after a warm-up of
-/// [`jetmax_warmup_s`].
+/// [`jetmax_warmup_s`]. Pacing is exact (`pacing_jitter = 0.0`), as in seed
+/// 002's scenario files (ns-2's rate agents' timers), not netsim's 0.01
+/// default.
 pub fn jetmax_scenario(mbps: u32, rtts_ms: &[u32], tau: f64, opts: JetMaxOpts) -> String {
     let JetMaxOpts {
         proposals,
@@ -64,7 +66,7 @@ from = "s{{i}}"
 to = "d{{i}}"
 packet_size = "{JETMAX_PACKET_BYTES}B"
 cc = {{ kind = "jetmax", tau = {tau}, proposals = {proposals}{floor} }}
-tcp = {{ reliable = false{pacing} }}
+tcp = {{ reliable = false, pacing_jitter = 0.0{pacing} }}
 traffic = {{ kind = "bulk" }}
 "#,
     )

@@ -82,14 +82,23 @@ pub struct TcpConfig {
     /// leave when generated).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ack_delay: Option<AckDelayConfig>,
-    /// Random spread of a rate-paced sender's gaps: each gap is `s / x`
-    /// times a factor drawn uniformly from `[1 - j, 1 + j]` (mean 1, so the
-    /// rate is kept on average) from the sender's own random stream.
-    /// Default 0: exact pacing. Perfectly periodic senders behind a full
-    /// drop-tail queue can phase-lock, one flow's packets always meeting the
-    /// full buffer (Floyd and Jacobson, "On traffic phase effects in
+    /// Random displacement of a rate-paced sender's departures: each packet
+    /// leaves up to `j` of its gap (`s / x`) before or after its exact-pacing
+    /// time, uniformly (from the sender's own random stream). The exact
+    /// schedule goes on from the undisplaced times, so the jitter does not
+    /// accumulate: over any interval the flow sends its rate's bits to within
+    /// one packet plus `2 j` packets.
+    /// Default 0.01 ([`DEFAULT_PACING_JITTER`]); `0` is exact pacing (the
+    /// default until 2026-11, which seed 002's files pin). Perfectly periodic
+    /// senders behind a full
+    /// drop-tail queue phase-lock: a flow whose gap is a whole number of the
+    /// always-busy bottleneck's transmission times (20 EMKC flows starting
+    /// at 100 kb/s, 1000-B packets, any capacity that is a multiple of
+    /// 0.1 Mb/s) meets the full buffer with every packet and never gets
+    /// feedback (Floyd and Jacobson, "On traffic phase effects in
     /// packet-switched gateways", 1992; ns-2's `overhead_` serves the same
-    /// purpose); a small `j` (e.g. 0.01) breaks it. Window senders ignore it.
+    /// purpose). 0.01 spreads a 100-kb/s flow's departures over +-0.8 ms,
+    /// six 1000-B transmission times at 61.3 Mb/s. Window senders ignore it.
     pub pacing_jitter: f64,
     /// How a rate-paced sender's pending gap follows a rate change:
     /// `"restart"` (default; ns-2's rate-based agents) re-derives it from the
@@ -103,6 +112,9 @@ pub struct TcpConfig {
     /// [`PacingMode`]. Window senders ignore it.
     pub pacing: PacingMode,
 }
+
+/// `tcp.pacing_jitter` when a scenario does not set it.
+pub const DEFAULT_PACING_JITTER: f64 = 0.01;
 
 impl Default for TcpConfig {
     fn default() -> Self {
@@ -118,7 +130,7 @@ impl Default for TcpConfig {
             clock_granularity: SimDuration::ZERO,
             rwnd_pkts: None,
             reliable: true,
-            pacing_jitter: 0.0,
+            pacing_jitter: DEFAULT_PACING_JITTER,
             pacing: PacingMode::Restart,
             ack_delay: None,
         }

@@ -410,7 +410,17 @@ fn per_packet_feedback_hands_every_echo_to_the_controller_and_sends_no_cwr() {
 fn paced_rig() -> Rig {
     let cc = crate::cc::RcpCc::new(&crate::cc::RcpCcConfig::default()).unwrap();
     Rig {
-        s: WindowSender::new(&retx_cfg(), Box::new(cc), MSS as u32, None).unwrap(),
+        // Exact pacing: the cases check departure times to the picosecond.
+        s: WindowSender::new(
+            &TcpConfig {
+                pacing_jitter: 0.0,
+                ..retx_cfg()
+            },
+            Box::new(cc),
+            MSS as u32,
+            None,
+        )
+        .unwrap(),
         h: Harness::new(stream(1, 0, StreamKind::Endpoint, 0)),
     }
 }
