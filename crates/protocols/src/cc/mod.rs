@@ -15,6 +15,7 @@ pub mod multcp;
 pub mod newreno;
 pub mod qlb;
 pub mod rcp;
+pub mod scalable;
 pub mod wtp;
 pub mod xcp;
 
@@ -25,8 +26,22 @@ pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
 pub use qlb::{QlbCc, QlbCcConfig};
 pub use rcp::{RcpCc, RcpCcConfig};
+pub use scalable::{Scalable, ScalableConfig};
 pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
 pub use xcp::{XcpCc, XcpCcConfig};
+
+/// The NewReno config carrying a loss-based controller's slow-start keys
+/// (`initial_window`, `initial_ssthresh`): their validation and RFC 5681's
+/// initial-window rule are NewReno's.
+pub(crate) fn reno_start(
+    initial_window: Option<u32>,
+    initial_ssthresh: Option<u32>,
+) -> NewRenoConfig {
+    NewRenoConfig {
+        initial_window,
+        initial_ssthresh,
+    }
+}
 
 /// How a sender that follows network feedback (QLB, XCP, RCP) reacts to a loss:
 /// the papers' networks never drop, so this is the [INFERRED] "Reno-like"
@@ -102,6 +117,8 @@ pub enum CcConfig {
     Wtp(WtpConfig),
     /// MulTCP(N): one connection that behaves like N TCP connections.
     Multcp(MulTcpConfig),
+    /// Scalable TCP (Kelly 2003): MIMD above a legacy window.
+    Scalable(ScalableConfig),
     /// Seed 003's queue-length-based explicit-rate sender (needs `qlb` links).
     Qlb(QlbCcConfig),
     /// XCP's window sender (needs `xcp` links).
@@ -142,6 +159,7 @@ impl CcConfig {
             CcConfig::NewReno(_) => "new_reno",
             CcConfig::Wtp(_) => "wtp",
             CcConfig::Multcp(_) => "multcp",
+            CcConfig::Scalable(_) => "scalable",
             CcConfig::Qlb(_) => "qlb",
             CcConfig::Xcp(_) => "xcp",
             CcConfig::Rcp(_) => "rcp",
@@ -157,6 +175,7 @@ impl CcConfig {
             CcConfig::NewReno(c) => c.validate(),
             CcConfig::Wtp(c) => c.validate(),
             CcConfig::Multcp(c) => c.validate(),
+            CcConfig::Scalable(c) => c.validate(),
             CcConfig::Qlb(c) => c.validate(),
             CcConfig::Xcp(c) => c.validate(),
             CcConfig::Rcp(c) => c.validate(),
@@ -172,6 +191,7 @@ impl CcConfig {
             CcConfig::NewReno(c) => Box::new(NewReno::new(c, mss)?),
             CcConfig::Wtp(c) => Box::new(Wtp::new(c, mss)?),
             CcConfig::Multcp(c) => Box::new(MulTcp::new(c, mss)?),
+            CcConfig::Scalable(c) => Box::new(Scalable::new(c, mss)?),
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
             CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
             CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
