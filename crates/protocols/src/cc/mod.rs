@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sim_core::{CcHeader, Controller, ParamError, Rate, RateHeader};
 
 pub mod emkc;
+pub mod highspeed;
 pub mod jetmax;
 pub mod kelly;
 pub mod multcp;
@@ -20,6 +21,7 @@ pub mod wtp;
 pub mod xcp;
 
 pub use emkc::{EmkcCc, EmkcCcConfig, Reference, SwitchRule};
+pub use highspeed::{HighSpeed, HighSpeedConfig};
 pub use jetmax::{JetMaxCc, JetMaxCcConfig, JetMaxSwitch};
 pub use kelly::{KellyCc, KellyCcConfig};
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
@@ -119,6 +121,8 @@ pub enum CcConfig {
     Multcp(MulTcpConfig),
     /// Scalable TCP (Kelly 2003): MIMD above a legacy window.
     Scalable(ScalableConfig),
+    /// HighSpeed TCP (RFC 3649): a(w), b(w) above Low_Window.
+    Highspeed(HighSpeedConfig),
     /// Seed 003's queue-length-based explicit-rate sender (needs `qlb` links).
     Qlb(QlbCcConfig),
     /// XCP's window sender (needs `xcp` links).
@@ -160,6 +164,7 @@ impl CcConfig {
             CcConfig::Wtp(_) => "wtp",
             CcConfig::Multcp(_) => "multcp",
             CcConfig::Scalable(_) => "scalable",
+            CcConfig::Highspeed(_) => "highspeed",
             CcConfig::Qlb(_) => "qlb",
             CcConfig::Xcp(_) => "xcp",
             CcConfig::Rcp(_) => "rcp",
@@ -176,6 +181,7 @@ impl CcConfig {
             CcConfig::Wtp(c) => c.validate(),
             CcConfig::Multcp(c) => c.validate(),
             CcConfig::Scalable(c) => c.validate(),
+            CcConfig::Highspeed(c) => c.validate(),
             CcConfig::Qlb(c) => c.validate(),
             CcConfig::Xcp(c) => c.validate(),
             CcConfig::Rcp(c) => c.validate(),
@@ -192,6 +198,7 @@ impl CcConfig {
             CcConfig::Wtp(c) => Box::new(Wtp::new(c, mss)?),
             CcConfig::Multcp(c) => Box::new(MulTcp::new(c, mss)?),
             CcConfig::Scalable(c) => Box::new(Scalable::new(c, mss)?),
+            CcConfig::Highspeed(c) => Box::new(HighSpeed::new(c, mss)?),
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
             CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
             CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
