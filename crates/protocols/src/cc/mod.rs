@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{CcHeader, Controller, ParamError, Rate, RateHeader};
 
+pub mod bic;
 pub mod emkc;
 pub mod highspeed;
 pub mod jetmax;
@@ -20,6 +21,7 @@ pub mod scalable;
 pub mod wtp;
 pub mod xcp;
 
+pub use bic::{Bic, BicConfig};
 pub use emkc::{EmkcCc, EmkcCcConfig, Reference, SwitchRule};
 pub use highspeed::{HighSpeed, HighSpeedConfig};
 pub use jetmax::{JetMaxCc, JetMaxCcConfig, JetMaxSwitch};
@@ -123,6 +125,8 @@ pub enum CcConfig {
     Scalable(ScalableConfig),
     /// HighSpeed TCP (RFC 3649): a(w), b(w) above Low_Window.
     Highspeed(HighSpeedConfig),
+    /// BIC TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic): binary search increase.
+    Bic(BicConfig),
     /// Seed 003's queue-length-based explicit-rate sender (needs `qlb` links).
     Qlb(QlbCcConfig),
     /// XCP's window sender (needs `xcp` links).
@@ -165,6 +169,7 @@ impl CcConfig {
             CcConfig::Multcp(_) => "multcp",
             CcConfig::Scalable(_) => "scalable",
             CcConfig::Highspeed(_) => "highspeed",
+            CcConfig::Bic(_) => "bic",
             CcConfig::Qlb(_) => "qlb",
             CcConfig::Xcp(_) => "xcp",
             CcConfig::Rcp(_) => "rcp",
@@ -182,6 +187,7 @@ impl CcConfig {
             CcConfig::Multcp(c) => c.validate(),
             CcConfig::Scalable(c) => c.validate(),
             CcConfig::Highspeed(c) => c.validate(),
+            CcConfig::Bic(c) => c.validate(),
             CcConfig::Qlb(c) => c.validate(),
             CcConfig::Xcp(c) => c.validate(),
             CcConfig::Rcp(c) => c.validate(),
@@ -199,6 +205,7 @@ impl CcConfig {
             CcConfig::Multcp(c) => Box::new(MulTcp::new(c, mss)?),
             CcConfig::Scalable(c) => Box::new(Scalable::new(c, mss)?),
             CcConfig::Highspeed(c) => Box::new(HighSpeed::new(c, mss)?),
+            CcConfig::Bic(c) => Box::new(Bic::new(c, mss)?),
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
             CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
             CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
