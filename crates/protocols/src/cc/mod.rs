@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sim_core::{CcHeader, Controller, ParamError, Rate, RateHeader};
 
 pub mod bic;
+pub mod cubic;
 pub mod emkc;
 pub mod highspeed;
 pub mod jetmax;
@@ -22,6 +23,7 @@ pub mod wtp;
 pub mod xcp;
 
 pub use bic::{Bic, BicConfig};
+pub use cubic::{Cubic, CubicConfig};
 pub use emkc::{EmkcCc, EmkcCcConfig, Reference, SwitchRule};
 pub use highspeed::{HighSpeed, HighSpeedConfig};
 pub use jetmax::{JetMaxCc, JetMaxCcConfig, JetMaxSwitch};
@@ -127,6 +129,8 @@ pub enum CcConfig {
     Highspeed(HighSpeedConfig),
     /// BIC TCP (Xu, Harfoush, Rhee 2004; Linux tcp_bic): binary search increase.
     Bic(BicConfig),
+    /// CUBIC (RFC 9438).
+    Cubic(CubicConfig),
     /// Seed 003's queue-length-based explicit-rate sender (needs `qlb` links).
     Qlb(QlbCcConfig),
     /// XCP's window sender (needs `xcp` links).
@@ -170,6 +174,7 @@ impl CcConfig {
             CcConfig::Scalable(_) => "scalable",
             CcConfig::Highspeed(_) => "highspeed",
             CcConfig::Bic(_) => "bic",
+            CcConfig::Cubic(_) => "cubic",
             CcConfig::Qlb(_) => "qlb",
             CcConfig::Xcp(_) => "xcp",
             CcConfig::Rcp(_) => "rcp",
@@ -188,6 +193,7 @@ impl CcConfig {
             CcConfig::Scalable(c) => c.validate(),
             CcConfig::Highspeed(c) => c.validate(),
             CcConfig::Bic(c) => c.validate(),
+            CcConfig::Cubic(c) => c.validate(),
             CcConfig::Qlb(c) => c.validate(),
             CcConfig::Xcp(c) => c.validate(),
             CcConfig::Rcp(c) => c.validate(),
@@ -206,6 +212,7 @@ impl CcConfig {
             CcConfig::Scalable(c) => Box::new(Scalable::new(c, mss)?),
             CcConfig::Highspeed(c) => Box::new(HighSpeed::new(c, mss)?),
             CcConfig::Bic(c) => Box::new(Bic::new(c, mss)?),
+            CcConfig::Cubic(c) => Box::new(Cubic::new(c, mss)?),
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
             CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
             CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
