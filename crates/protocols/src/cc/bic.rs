@@ -35,7 +35,9 @@
 //! N new bytes with the window in (fractional) segments, where Linux counts
 //! whole segments in `snd_cwnd_cnt` against `cnt = cwnd / inc` (its delayed-ACK
 //! compensation is then implicit). The paper's own S_min = 0.01 and beta =
-//! 0.125 decrease are not the defaults; Linux's are.
+//! 0.125 decrease are not the defaults; Linux's are. The low-utilisation
+//! detection some 2.6.1x versions of `tcp_bic.c` carried
+//! (`low_utilization_threshold`) is not implemented.
 //! Units: cwnd and ssthresh are bytes (cwnd an `f64`); windows and increments
 //! in the keys are segments.
 

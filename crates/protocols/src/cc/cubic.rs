@@ -20,9 +20,12 @@
 //!   `alpha_cubic = 3 (1 - beta_cubic) / (1 + beta_cubic)`, and 1 once
 //!   `W_est >= cwnd_prior` (the window before the last reduction); when
 //!   `W_cubic(t) < W_est`, cwnd is set to `W_est`. Key `reno_friendly`.
-//! - Section 4.6 (multiplicative decrease): `ssthresh = flight_size *
-//!   beta_cubic` (at least 2 SMSS), `cwnd_prior = cwnd`, `cwnd = ssthresh`;
-//!   the epoch ends, and the next congestion-avoidance ACK starts a new one.
+//! - Section 4.6 (multiplicative decrease, Figure 5):
+//!   `ssthresh = flight_size * beta_cubic`, `cwnd_prior = cwnd`, `cwnd = max(ssthresh, 2)` on a loss
+//!   and `max(ssthresh, 1)` on ECN-Echo, then `ssthresh = max(ssthresh, 2)`
+//!   (segments); the epoch ends, and the next congestion-avoidance ACK starts
+//!   a new one. (Linux and Windows apply beta to cwnd instead; in this
+//!   transport FlightSize at the third duplicate ACK is about cwnd.)
 //! - Section 4.7 (fast convergence, key `fast_convergence`): on a congestion
 //!   event with `cwnd < W_max`, `W_max = cwnd (1 + beta_cubic) / 2`, else
 //!   `W_max = cwnd`.
@@ -48,8 +51,10 @@
 //! an ACK never shrinks the window.
 //! INFERRED: growth is byte-counted: an ACK of N new bytes counts N / SMSS
 //! segments (RFC 9438's `segments_acked`).
-//! Seed 002 ran the Linux 2.6.16 CUBIC (v2.0, whose beta is 0.8 and whose
-//! Reno-friendliness is computed differently); `beta = 0.8` approximates it.
+//! Seed 002 ran ns-2 TCP-Linux 2.6.16.3's CUBIC; that era's `tcp_cubic.c`
+//! has `beta = 819` (/1024, ~0.8), `initial_ssthresh = 100` segments,
+//! `max_increment = 16` and its own Reno-friendliness estimate, so RFC 9438
+//! with `beta = 0.8, initial_ssthresh = 100` approximates it, not more.
 //! Units: cwnd and ssthresh are bytes (cwnd an `f64`); W_max, W_est and
 //! cwnd_prior are segments; C is segments / s^3.
 
@@ -231,9 +236,9 @@ impl Cubic {
         e
     }
 
-    /// Section 4.6 with 4.7: update W_max and cwnd_prior, end the epoch, and
-    /// set ssthresh from the flight.
-    fn reduce(&mut self, in_flight: u64) {
+    /// Section 4.6 with 4.7: update W_max and cwnd_prior, end the epoch, set
+    /// ssthresh from the flight and return `flight_size * beta_cubic`, bytes.
+    fn reduce(&mut self, in_flight: u64) -> u64 {
         let w = self.segments();
         self.w_max = if self.cfg.fast_convergence && w < self.w_max {
             w * (1.0 + self.cfg.beta) / 2.0
@@ -242,7 +247,9 @@ impl Cubic {
         };
         self.cwnd_prior = w;
         self.epoch = None;
-        self.ssthresh = ((in_flight as f64 * self.cfg.beta) as u64).max(2 * self.mss);
+        let reduced = (in_flight as f64 * self.cfg.beta) as u64;
+        self.ssthresh = reduced.max(2 * self.mss);
+        reduced
     }
 }
 
@@ -287,9 +294,13 @@ impl Controller for Cubic {
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
         match ev {
-            Congestion::Loss { in_flight } | Congestion::Ecn { in_flight } => {
+            Congestion::Loss { in_flight } => {
                 self.reduce(in_flight);
                 self.cwnd = self.ssthresh as f64;
+            }
+            Congestion::Ecn { in_flight } => {
+                // Figure 5: an ECE reduction may leave cwnd at 1 SMSS.
+                self.cwnd = self.reduce(in_flight).max(self.mss) as f64;
             }
             Congestion::Timeout { in_flight } => {
                 self.reduce(in_flight);
@@ -382,6 +393,32 @@ mod tests {
         let mut c = cubic(CubicConfig::default(), 100);
         c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 100_000 });
         assert_eq!(c.window(), 70_000);
+    }
+
+    #[test]
+    fn the_floors_are_two_segments_after_a_loss_and_one_after_an_echo() {
+        let mut c = cubic(CubicConfig::default(), 10);
+        c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 1000 });
+        assert_eq!((c.window(), c.ssthresh()), (2000, Some(2000)));
+        let mut c = cubic(CubicConfig::default(), 10);
+        c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 1000 });
+        assert_eq!((c.window(), c.ssthresh()), (1000, Some(2000)));
+    }
+
+    #[test]
+    fn one_ack_adds_at_most_half_a_segment_per_acked_segment() {
+        // RFC 9438 section 4.2: the target is at most 1.5 cwnd.
+        let cfg = CubicConfig {
+            reno_friendly: false,
+            ..Default::default()
+        };
+        let mut c = cubic(cfg, 100);
+        loss_at(&mut c);
+        let rtt = SimDuration::from_millis(100);
+        c.on_ack(&ack_at(SimTime::from_secs_f64(1.0), rtt));
+        let w = c.segments();
+        c.on_ack(&ack_at(SimTime::from_secs_f64(100.0), rtt));
+        assert!((c.segments() - (w + 0.5)).abs() < 1e-9);
     }
 
     #[test]
