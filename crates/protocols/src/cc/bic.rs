@@ -38,6 +38,12 @@
 //! 0.125 decrease are not the defaults; Linux's are. The low-utilisation
 //! detection some 2.6.1x versions of `tcp_bic.c` carried
 //! (`low_utilization_threshold`) is not implemented.
+//! INFERRED: congestion avoidance, like slow start, counts at most L = 2 SMSS
+//! of an ACK (RFC 3465 section 2.3's reason for L: the large cumulative ACKs
+//! after a retransmission timeout). Ordinary and delayed ACKs are unaffected;
+//! without the cap, the ACKs that cover a NewReno recovery's worth of data
+//! after a timeout (thousands of segments at 100 Mb/s) grew an aggressive
+//! increase rule by hundreds of segments at once, far past the path.
 //! Units: cwnd and ssthresh are bytes (cwnd an `f64`); windows and increments
 //! in the keys are segments.
 
@@ -46,7 +52,8 @@ use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
 
 use super::reno_start;
 
-/// RFC 3465 section 2.2: slow start grows by at most `L = 2` segments per ACK.
+/// RFC 3465 section 2.2: an ACK counts at most `L = 2` segments (slow start,
+/// and here congestion avoidance too: see the module docs).
 const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// Linux tcp_bic: with no W_max yet, `cnt` is capped at 20 (5 % per RTT).
@@ -236,11 +243,12 @@ impl Controller for Bic {
         if ack.in_recovery || ack.acked == 0 || ack.ece {
             return;
         }
+        let counted = ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
         if self.in_slow_start() {
-            self.cwnd += ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
+            self.cwnd += counted;
         } else {
             let inc = self.cfg.increase_per_rtt(self.segments(), self.w_max);
-            self.cwnd += inc * self.mss as f64 * ack.acked as f64 / self.cwnd;
+            self.cwnd += inc * self.mss as f64 * counted / self.cwnd;
         }
     }
 
@@ -391,6 +399,18 @@ mod tests {
         assert_eq!(c.ssthresh(), Some(80_000));
         assert_eq!(c.window(), 1000);
         assert_eq!(c.w_max(), 0.0);
+    }
+
+    #[test]
+    fn a_stretch_ack_counts_at_most_two_segments() {
+        // W_max = 0 (no loss yet): 5 % of the window per RTT, 50 segments at
+        // 1000; an ACK of 500 segments counts 2 of them.
+        let mut c = bic(1000);
+        c.on_ack(&AckInfo {
+            acked: 500_000,
+            ..ack(false, false)
+        });
+        assert!((c.cwnd - (1_000_000.0 + 50.0 * 1000.0 * 2000.0 / 1_000_000.0)).abs() < 1e-6);
     }
 
     #[test]

@@ -24,8 +24,14 @@
 //!   `ssthresh = flight_size * beta_cubic`, `cwnd_prior = cwnd`, `cwnd = max(ssthresh, 2)` on a loss
 //!   and `max(ssthresh, 1)` on ECN-Echo, then `ssthresh = max(ssthresh, 2)`
 //!   (segments); the epoch ends, and the next congestion-avoidance ACK starts
-//!   a new one. (Linux and Windows apply beta to cwnd instead; in this
-//!   transport FlightSize at the third duplicate ACK is about cwnd.)
+//!   a new one. INFERRED: flight_size is taken as `min(FlightSize, cwnd)`.
+//!   RFC 9438 names FlightSize (`snd_max - snd_una`; Linux and Windows use
+//!   cwnd), but during a long NewReno recovery each duplicate ACK releases
+//!   new data while `snd_una` stays at the hole, so at a timeout in recovery
+//!   FlightSize can be several windows (measured: ~3x on a 100 Mb/s, 40 ms
+//!   path after the slow-start overshoot) and `beta * FlightSize` restarts
+//!   slow start far above the path's capacity, timeout after timeout. The
+//!   minimum keeps FlightSize's meaning for an application-limited sender.
 //! - Section 4.7 (fast convergence, key `fast_convergence`): on a congestion
 //!   event with `cwnd < W_max`, `W_max = cwnd (1 + beta_cubic) / 2`, else
 //!   `W_max = cwnd`.
@@ -49,6 +55,12 @@
 //! `bic_origin_point = cwnd`), since Figure 2 would give a negative K.
 //! INFERRED: in the Reno-friendly region cwnd becomes `max(cwnd, W_est)`, so
 //! an ACK never shrinks the window.
+//! INFERRED: congestion avoidance, like slow start, counts at most L = 2 SMSS
+//! of an ACK (RFC 3465 section 2.3's reason for L: the large cumulative ACKs
+//! after a retransmission timeout). Ordinary and delayed ACKs are unaffected;
+//! without the cap, the ACKs that cover a NewReno recovery's worth of data
+//! after a timeout (thousands of segments at 100 Mb/s) grew an aggressive
+//! increase rule by hundreds of segments at once, far past the path.
 //! INFERRED: growth is byte-counted: an ACK of N new bytes counts N / SMSS
 //! segments (RFC 9438's `segments_acked`).
 //! Seed 002 ran ns-2 TCP-Linux 2.6.16.3's CUBIC; that era's `tcp_cubic.c`
@@ -63,7 +75,8 @@ use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
 
 use super::reno_start;
 
-/// RFC 3465 section 2.2: slow start grows by at most `L = 2` segments per ACK.
+/// RFC 3465 section 2.2: an ACK counts at most `L = 2` segments (slow start,
+/// and here congestion avoidance too: see the module docs).
 const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// RFC 9438 section 4.2: the target is at most 1.5 cwnd.
@@ -237,8 +250,10 @@ impl Cubic {
     }
 
     /// Section 4.6 with 4.7: update W_max and cwnd_prior, end the epoch, set
-    /// ssthresh from the flight and return `flight_size * beta_cubic`, bytes.
+    /// ssthresh from the flight and return `flight_size * beta_cubic`, bytes
+    /// (flight_size at most cwnd: see the module docs).
     fn reduce(&mut self, in_flight: u64) -> u64 {
+        let in_flight = in_flight.min(self.cwnd as u64);
         let w = self.segments();
         self.w_max = if self.cfg.fast_convergence && w < self.w_max {
             w * (1.0 + self.cfg.beta) / 2.0
@@ -258,8 +273,9 @@ impl Controller for Cubic {
         if ack.in_recovery || ack.acked == 0 || ack.ece {
             return;
         }
+        let counted = ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
         if self.in_slow_start() {
-            self.cwnd += ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
+            self.cwnd += counted;
             return;
         }
         let epoch = match self.epoch {
@@ -267,7 +283,7 @@ impl Controller for Cubic {
             None => self.start_epoch(ack.now),
         };
         let w = self.segments();
-        let acked_segments = ack.acked as f64 / self.mss as f64;
+        let acked_segments = counted / self.mss as f64;
         let t = ack.now.saturating_since(epoch.start).as_secs_f64();
         let rtt = ack.srtt.or(ack.rtt).map_or(0.0, |d| d.as_secs_f64());
 
@@ -289,7 +305,7 @@ impl Controller for Cubic {
             .cfg
             .w_cubic(t + rtt, epoch.k, epoch.w_max)
             .clamp(w, MAX_TARGET_RATIO * w);
-        self.cwnd += (target - w) / w * ack.acked as f64;
+        self.cwnd += (target - w) / w * counted;
     }
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
@@ -529,6 +545,20 @@ mod tests {
         ));
         assert_eq!(c.k(), Some(0.0));
         assert!((c.w_max() - 70.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_flight_counts_at_most_cwnd() {
+        // A timeout at the end of a long recovery: snd_max - snd_una is three
+        // windows, the reduction still starts from the window.
+        let mut c = cubic(CubicConfig::default(), 100);
+        c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 100_000 });
+        c.on_congestion(SimTime::ZERO, Congestion::Timeout { in_flight: 300_000 });
+        assert_eq!(c.ssthresh(), Some(49_000));
+        // An application-limited flight below cwnd is used as it is.
+        let mut c = cubic(CubicConfig::default(), 100);
+        c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 50_000 });
+        assert_eq!(c.ssthresh(), Some(35_000));
     }
 
     #[test]

@@ -34,6 +34,12 @@
 //! cwnd = 1 SMSS (RFC 5681's loss window).
 //! INFERRED: the increase is byte-counted, `a(w) SMSS N / cwnd` for an ACK of N
 //! new bytes (NewReno's rule scaled by a(w)).
+//! INFERRED: congestion avoidance, like slow start, counts at most L = 2 SMSS
+//! of an ACK (RFC 3465 section 2.3's reason for L: the large cumulative ACKs
+//! after a retransmission timeout). Ordinary and delayed ACKs are unaffected;
+//! without the cap, the ACKs that cover a NewReno recovery's worth of data
+//! after a timeout (thousands of segments at 100 Mb/s) grew an aggressive
+//! increase rule by hundreds of segments at once, far past the path.
 //! Units: cwnd and ssthresh are bytes (cwnd an `f64`); windows in the keys are
 //! segments.
 
@@ -42,7 +48,8 @@ use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
 
 use super::reno_start;
 
-/// RFC 3465 section 2.2: slow start grows by at most `L = 2` segments per ACK.
+/// RFC 3465 section 2.2: an ACK counts at most `L = 2` segments (slow start,
+/// and here congestion avoidance too: see the module docs).
 const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// Parameters of HighSpeed TCP (`cc = { kind = "highspeed" }`).
@@ -201,11 +208,12 @@ impl Controller for HighSpeed {
         if ack.in_recovery || ack.acked == 0 || ack.ece {
             return;
         }
+        let counted = ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
         if self.in_slow_start() {
-            self.cwnd += ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
+            self.cwnd += counted;
         } else {
             let a = self.cfg.a(self.segments());
-            self.cwnd += a * self.mss as f64 * ack.acked as f64 / self.cwnd;
+            self.cwnd += a * self.mss as f64 * counted / self.cwnd;
         }
     }
 

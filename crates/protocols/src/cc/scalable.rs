@@ -29,6 +29,12 @@
 //! INFERRED: the increase is byte-counted, `a * N / SMSS` segments for an ACK
 //! of N new bytes, so delayed ACKs do not halve it (Linux's later `acked`
 //! accounting); in the legacy regime `SMSS * N / cwnd` as NewReno.
+//! INFERRED: congestion avoidance, like slow start, counts at most L = 2 SMSS
+//! of an ACK (RFC 3465 section 2.3's reason for L: the large cumulative ACKs
+//! after a retransmission timeout). Ordinary and delayed ACKs are unaffected;
+//! without the cap, the ACKs that cover a NewReno recovery's worth of data
+//! after a timeout (thousands of segments at 100 Mb/s) grew an aggressive
+//! increase rule by hundreds of segments at once, far past the path.
 //! Timeout: ssthresh as for a loss (the decrease above), cwnd = 1 SMSS
 //! (RFC 5681's loss window).
 //! Units: cwnd and ssthresh are bytes (cwnd an `f64`).
@@ -38,7 +44,8 @@ use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
 
 use super::reno_start;
 
-/// RFC 3465 section 2.2: slow start grows by at most `L = 2` segments per ACK.
+/// RFC 3465 section 2.2: an ACK counts at most `L = 2` segments (slow start,
+/// and here congestion avoidance too: see the module docs).
 const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// Parameters of Scalable TCP (`cc = { kind = "scalable", a = 0.05 }`).
@@ -149,13 +156,14 @@ impl Controller for Scalable {
             return;
         }
         let mss = self.mss as f64;
+        let counted = ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
         if self.in_slow_start() {
-            self.cwnd += ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
+            self.cwnd += counted;
         } else if self.cwnd <= self.legacy {
-            self.cwnd += mss * ack.acked as f64 / self.cwnd;
+            self.cwnd += mss * counted / self.cwnd;
         } else {
             // a segments per acknowledged segment: a * N bytes for N bytes.
-            self.cwnd += self.a * ack.acked as f64;
+            self.cwnd += self.a * counted;
         }
     }
 
