@@ -34,8 +34,10 @@
 //! INFERRED: the per-RTT increase is applied per ACK as `inc SMSS N / cwnd` for
 //! N new bytes with the window in (fractional) segments, where Linux counts
 //! whole segments in `snd_cwnd_cnt` against `cnt = cwnd / inc` (its delayed-ACK
-//! compensation is then implicit). The paper's own S_min = 0.01 and beta =
-//! 0.125 decrease are not the defaults; Linux's are. The low-utilisation
+//! compensation is then implicit). The defaults are Linux's, not the paper's
+//! simulation settings (recalled, not re-checked against its text, as
+//! S_max = 32, S_min = 0.01, a 0.125 decrease; Linux 2.6.14 lowered
+//! `max_increment` from 32 to 16 as too aggressive). The low-utilisation
 //! detection some 2.6.1x versions of `tcp_bic.c` carried
 //! (`low_utilization_threshold`) is not implemented.
 //! INFERRED: congestion avoidance, like slow start, counts at most L = 2 SMSS

@@ -12,11 +12,12 @@
 //!   `a = 0.05` "for visibility"; its scenarios set `a = 0.05` explicitly.
 //! - The Linux module `tcp_scalable.c` (the seed's ns-2 TCP-Linux 2.6.16.3) has
 //!   no explicit legacy window: it adds one segment per `min(cwnd, AI_CNT)` ACKs
-//!   (`AI_CNT` = 50 in 2.6.16 "to account for delayed ack", 100 today), so below
-//!   `AI_CNT` it grows as Reno, and it always decreases by 1/8
-//!   (`ssthresh = max(cwnd - cwnd/8, 2)`). Here the legacy window is the key
-//!   `legacy_window` (default 16, the paper's lwnd); `legacy_window = 50`
-//!   reproduces Linux 2.6.16's increase, not its decrease (see below).
+//!   (`AI_CNT` = 50 in 2.6-era kernels, "to account for delayed ack"; 100 since
+//!   it counts acked segments), so below `AI_CNT` it grows as Reno, and it
+//!   always decreases by 1/8 (`ssthresh = max(cwnd - cwnd/8, 2)`). Here the
+//!   legacy window is the key `legacy_window` (default 16, the paper's lwnd);
+//!   with one ACK per segment, `legacy_window = 50, a = 0.02` gives Linux
+//!   2.6.16's increase, not its decrease (see below).
 //! - Slow start as NewReno: RFC 5681 section 3.1 with RFC 3465 ABC, L = 2 SMSS.
 //! - RFC 3168 section 6.1.2: ECN-Echo is treated as a loss (at most once per
 //!   window, enforced by the transport), and no ACK carrying ECE grows cwnd.
