@@ -32,6 +32,7 @@
 //!   path after the slow-start overshoot) and `beta * FlightSize` restarts
 //!   slow start far above the path's capacity, timeout after timeout. The
 //!   minimum keeps FlightSize's meaning for an application-limited sender.
+//!   Key `flight_cap` (default true); `false` is RFC 9438's text as written.
 //! - Section 4.7 (fast convergence, key `fast_convergence`): on a congestion
 //!   event with `cwnd < W_max`, `W_max = cwnd (1 + beta_cubic) / 2`, else
 //!   `W_max = cwnd`.
@@ -96,6 +97,10 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 section 4.3). Default true.
     pub reno_friendly: bool,
+    /// Take the flight size of the decrease as `min(FlightSize, cwnd)`
+    /// (default true, as Linux and Windows use cwnd); `false` uses FlightSize
+    /// as RFC 9438 section 4.6 writes it (see the module docs).
+    pub flight_cap: bool,
     /// Initial window, segments (>= 1). Default: RFC 5681's rule by MSS.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,
@@ -111,6 +116,7 @@ impl Default for CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            flight_cap: true,
             initial_window: None,
             initial_ssthresh: None,
         }
@@ -253,7 +259,11 @@ impl Cubic {
     /// ssthresh from the flight and return `flight_size * beta_cubic`, bytes
     /// (flight_size at most cwnd: see the module docs).
     fn reduce(&mut self, in_flight: u64) -> u64 {
-        let in_flight = in_flight.min(self.cwnd as u64);
+        let in_flight = if self.cfg.flight_cap {
+            in_flight.min(self.cwnd as u64)
+        } else {
+            in_flight
+        };
         let w = self.segments();
         self.w_max = if self.cfg.fast_convergence && w < self.w_max {
             w * (1.0 + self.cfg.beta) / 2.0
@@ -559,6 +569,15 @@ mod tests {
         let mut c = cubic(CubicConfig::default(), 100);
         c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 50_000 });
         assert_eq!(c.ssthresh(), Some(35_000));
+        // RFC 9438's text as written: the whole FlightSize.
+        let literal = CubicConfig {
+            flight_cap: false,
+            ..CubicConfig::default()
+        };
+        let mut c = cubic(literal, 100);
+        c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 100_000 });
+        c.on_congestion(SimTime::ZERO, Congestion::Timeout { in_flight: 300_000 });
+        assert_eq!(c.ssthresh(), Some(210_000));
     }
 
     #[test]
