@@ -52,11 +52,8 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
 
+use super::loss_window::LossWindow;
 use super::reno_start;
-
-/// RFC 3465 section 2.2: an ACK counts at most `L = 2` segments (slow start,
-/// and here congestion avoidance too: see the module docs).
-const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// Linux tcp_bic: with no W_max yet, `cnt` is capped at 20 (5 % per RTT).
 const NO_MAX_MIN_GROWTH: f64 = 1.0 / 20.0;
@@ -175,11 +172,9 @@ impl BicConfig {
 #[derive(Clone, Debug)]
 pub struct Bic {
     cfg: BicConfig,
-    mss: u64,
-    /// Congestion window, bytes.
-    cwnd: f64,
-    /// Slow-start threshold, bytes (`u64::MAX`: unlimited).
-    ssthresh: u64,
+    /// Window, threshold and slow start (shared with the other loss-based
+    /// controllers).
+    w: LossWindow,
     /// W_max, the window of the last loss (after fast convergence), segments;
     /// 0 before the first loss and after a timeout.
     w_max: f64,
@@ -189,26 +184,17 @@ impl Bic {
     /// Validate `cfg` and build a controller for segments of `mss` bytes.
     pub fn new(cfg: &BicConfig, mss: u32) -> Result<Self, ParamError> {
         cfg.validate()?;
-        if mss == 0 {
-            return Err(ParamError::new("mss", "must be >= 1 byte"));
-        }
-        let start = reno_start(cfg.initial_window, cfg.initial_ssthresh);
-        let iw = u64::from(start.initial_window_segments(mss));
-        let mss = u64::from(mss);
+        let w = LossWindow::new(cfg.initial_window, cfg.initial_ssthresh, mss)?;
         Ok(Bic {
             cfg: cfg.clone(),
-            mss,
-            cwnd: (iw * mss) as f64,
-            ssthresh: cfg
-                .initial_ssthresh
-                .map_or(u64::MAX, |s| u64::from(s) * mss),
+            w,
             w_max: 0.0,
         })
     }
 
     /// True while in slow start.
     pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh as f64
+        self.w.in_slow_start()
     }
 
     /// W_max, segments (0: none).
@@ -216,15 +202,10 @@ impl Bic {
         self.w_max
     }
 
-    /// The window in segments.
-    fn segments(&self) -> f64 {
-        self.cwnd / self.mss as f64
-    }
-
     /// Linux `bictcp_recalc_ssthresh`: update W_max (fast convergence) and
     /// return the new threshold, bytes.
     fn decrease(&mut self) -> u64 {
-        let w = self.segments();
+        let w = self.w.segments();
         self.w_max = if self.cfg.fast_convergence && w < self.w_max {
             w * (1.0 + self.cfg.beta) / 2.0
         } else {
@@ -235,49 +216,41 @@ impl Bic {
         } else {
             self.cfg.beta
         };
-        ((self.cwnd * factor) as u64).max(2 * self.mss)
+        ((self.w.cwnd * factor) as u64).max(2 * self.w.mss)
     }
 }
 
 impl Controller for Bic {
     #[inline]
     fn on_ack(&mut self, ack: &AckInfo) {
-        if ack.in_recovery || ack.acked == 0 || ack.ece {
+        let Some(counted) = self.w.counted(ack) else {
             return;
-        }
-        let counted = ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
-        if self.in_slow_start() {
-            self.cwnd += counted;
-        } else {
-            let inc = self.cfg.increase_per_rtt(self.segments(), self.w_max);
-            self.cwnd += inc * self.mss as f64 * counted / self.cwnd;
+        };
+        if !self.w.slow_start(counted) {
+            let inc = self.cfg.increase_per_rtt(self.w.segments(), self.w_max);
+            self.w.cwnd += inc * self.w.mss as f64 * counted / self.w.cwnd;
         }
     }
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
-        self.ssthresh = self.decrease();
-        match ev {
-            Congestion::Loss { .. } | Congestion::Ecn { .. } => {
-                self.cwnd = self.ssthresh as f64;
-            }
-            Congestion::Timeout { .. } => {
-                self.cwnd = self.mss as f64;
-                self.w_max = 0.0;
-            }
+        let ssthresh = self.decrease();
+        self.w.cut(ssthresh, ev);
+        if matches!(ev, Congestion::Timeout { .. }) {
+            self.w_max = 0.0;
         }
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.cwnd = self.ssthresh as f64;
+        self.w.recovery_exit();
     }
 
     #[inline]
     fn window(&self) -> u64 {
-        self.cwnd as u64
+        self.w.cwnd as u64
     }
 
     fn ssthresh(&self) -> Option<u64> {
-        Some(self.ssthresh)
+        Some(self.w.ssthresh)
     }
 }
 
@@ -308,7 +281,7 @@ mod tests {
 
     /// One window's worth of one-segment ACKs (one RTT).
     fn one_rtt(c: &mut Bic) {
-        for _ in 0..c.segments() as u64 {
+        for _ in 0..c.w.segments() as u64 {
             c.on_ack(&ack(false, false));
         }
     }
@@ -337,12 +310,12 @@ mod tests {
         c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 0 });
         assert_eq!(c.window(), 80_000);
         assert_eq!(c.w_max(), 100.0);
-        let mut last = c.segments();
+        let mut last = c.w.segments();
         let mut steps = Vec::new();
         for _ in 0..12 {
             one_rtt(&mut c);
-            steps.push(c.segments() - last);
-            last = c.segments();
+            steps.push(c.w.segments() - last);
+            last = c.w.segments();
         }
         // Steps shrink toward W_max (a quarter of the distance per RTT, a
         // little less as the distance shrinks within the RTT); within B = 4
@@ -352,9 +325,9 @@ mod tests {
         assert!(steps.windows(2).all(|s| s[1] <= s[0]), "{steps:?}");
         assert!((steps[11] - 0.2).abs() < 0.01, "{steps:?}");
         assert!(
-            c.segments() > 96.0 && c.segments() < 100.0,
+            c.w.segments() > 96.0 && c.w.segments() < 100.0,
             "{}",
-            c.segments()
+            c.w.segments()
         );
     }
 
@@ -412,7 +385,7 @@ mod tests {
             acked: 500_000,
             ..ack(false, false)
         });
-        assert!((c.cwnd - (1_000_000.0 + 50.0 * 1000.0 * 2000.0 / 1_000_000.0)).abs() < 1e-6);
+        assert!((c.w.cwnd - (1_000_000.0 + 50.0 * 1000.0 * 2000.0 / 1_000_000.0)).abs() < 1e-6);
     }
 
     #[test]

@@ -46,11 +46,8 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
 
+use super::loss_window::LossWindow;
 use super::reno_start;
-
-/// RFC 3465 section 2.2: an ACK counts at most `L = 2` segments (slow start,
-/// and here congestion avoidance too: see the module docs).
-const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// Parameters of HighSpeed TCP (`cc = { kind = "highspeed" }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -158,86 +155,62 @@ impl HighSpeedConfig {
 #[derive(Clone, Debug)]
 pub struct HighSpeed {
     cfg: HighSpeedConfig,
-    mss: u64,
-    /// Congestion window, bytes.
-    cwnd: f64,
-    /// Slow-start threshold, bytes (`u64::MAX`: unlimited).
-    ssthresh: u64,
+    /// Window, threshold and slow start (shared with the other loss-based
+    /// controllers).
+    w: LossWindow,
 }
 
 impl HighSpeed {
     /// Validate `cfg` and build a controller for segments of `mss` bytes.
     pub fn new(cfg: &HighSpeedConfig, mss: u32) -> Result<Self, ParamError> {
         cfg.validate()?;
-        if mss == 0 {
-            return Err(ParamError::new("mss", "must be >= 1 byte"));
-        }
-        let start = reno_start(cfg.initial_window, cfg.initial_ssthresh);
-        let iw = u64::from(start.initial_window_segments(mss));
-        let mss = u64::from(mss);
+        let w = LossWindow::new(cfg.initial_window, cfg.initial_ssthresh, mss)?;
         Ok(HighSpeed {
             cfg: cfg.clone(),
-            mss,
-            cwnd: (iw * mss) as f64,
-            ssthresh: cfg
-                .initial_ssthresh
-                .map_or(u64::MAX, |s| u64::from(s) * mss),
+            w,
         })
     }
 
     /// True while in slow start.
     pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh as f64
-    }
-
-    /// The window in segments.
-    fn segments(&self) -> f64 {
-        self.cwnd / self.mss as f64
+        self.w.in_slow_start()
     }
 
     /// `(1 - b(w)) cwnd`, at least 2 SMSS, bytes.
     fn decreased(&self) -> u64 {
-        let b = self.cfg.b(self.segments());
-        ((self.cwnd * (1.0 - b)) as u64).max(2 * self.mss)
+        let b = self.cfg.b(self.w.segments());
+        ((self.w.cwnd * (1.0 - b)) as u64).max(2 * self.w.mss)
     }
 }
 
 impl Controller for HighSpeed {
     #[inline]
     fn on_ack(&mut self, ack: &AckInfo) {
-        if ack.in_recovery || ack.acked == 0 || ack.ece {
+        let Some(counted) = self.w.counted(ack) else {
             return;
-        }
-        let counted = ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
-        if self.in_slow_start() {
-            self.cwnd += counted;
-        } else {
-            let a = self.cfg.a(self.segments());
-            self.cwnd += a * self.mss as f64 * counted / self.cwnd;
+        };
+        if !self.w.slow_start(counted) {
+            let a = self.cfg.a(self.w.segments());
+            self.w.cwnd += a * self.w.mss as f64 * counted / self.w.cwnd;
         }
     }
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
-        self.ssthresh = self.decreased();
-        match ev {
-            Congestion::Loss { .. } | Congestion::Ecn { .. } => {
-                self.cwnd = self.ssthresh as f64;
-            }
-            Congestion::Timeout { .. } => self.cwnd = self.mss as f64,
-        }
+        let ssthresh = self.decreased();
+        self.w.cut(ssthresh, ev);
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.cwnd = self.ssthresh as f64;
+        self.w.recovery_exit();
     }
 
     #[inline]
     fn window(&self) -> u64 {
-        self.cwnd as u64
+        self.w.cwnd as u64
     }
 
     fn ssthresh(&self) -> Option<u64> {
-        Some(self.ssthresh)
+        Some(self.w.ssthresh)
     }
 }
 
@@ -332,7 +305,7 @@ mod tests {
     fn at_or_below_low_window_it_is_standard_tcp() {
         let mut c = hstcp(30);
         c.on_ack(&ack(false, false));
-        assert!((c.cwnd - (30_000.0 + 1000.0 * 1000.0 / 30_000.0)).abs() < 1e-9);
+        assert!((c.w.cwnd - (30_000.0 + 1000.0 * 1000.0 / 30_000.0)).abs() < 1e-9);
         let mut c = hstcp(38);
         c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 0 });
         assert_eq!(c.window(), 19_000);
@@ -346,7 +319,7 @@ mod tests {
             c.on_ack(&ack(false, false));
         }
         // One window of ACKs adds about a(w) segments (a(1058) ~ 8).
-        let added = c.cwnd / 1000.0 - 1058.0;
+        let added = c.w.cwnd / 1000.0 - 1058.0;
         assert!((added - a).abs() < 0.05, "added {added}, a = {a}");
     }
 

@@ -14,6 +14,7 @@ pub mod emkc;
 pub mod highspeed;
 pub mod jetmax;
 pub mod kelly;
+mod loss_window;
 pub mod multcp;
 pub mod newreno;
 pub mod qlb;

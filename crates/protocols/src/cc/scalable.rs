@@ -43,11 +43,8 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
 
+use super::loss_window::LossWindow;
 use super::reno_start;
-
-/// RFC 3465 section 2.2: an ACK counts at most `L = 2` segments (slow start,
-/// and here congestion avoidance too: see the module docs).
-const ABC_LIMIT_SEGMENTS: u64 = 2;
 
 /// Parameters of Scalable TCP (`cc = { kind = "scalable", a = 0.05 }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -104,91 +101,75 @@ pub struct Scalable {
     b: f64,
     /// Legacy window, bytes.
     legacy: f64,
-    mss: u64,
-    /// Congestion window, bytes.
-    cwnd: f64,
-    /// Slow-start threshold, bytes (`u64::MAX`: unlimited).
-    ssthresh: u64,
+    /// Window, threshold and slow start (shared with the other loss-based
+    /// controllers).
+    w: LossWindow,
 }
 
 impl Scalable {
     /// Validate `cfg` and build a controller for segments of `mss` bytes.
     pub fn new(cfg: &ScalableConfig, mss: u32) -> Result<Self, ParamError> {
         cfg.validate()?;
-        if mss == 0 {
-            return Err(ParamError::new("mss", "must be >= 1 byte"));
-        }
-        let start = reno_start(cfg.initial_window, cfg.initial_ssthresh);
-        let iw = u64::from(start.initial_window_segments(mss));
-        let mss = u64::from(mss);
+        let w = LossWindow::new(cfg.initial_window, cfg.initial_ssthresh, mss)?;
         Ok(Scalable {
             a: cfg.a,
             b: cfg.b,
             legacy: f64::from(cfg.legacy_window) * mss as f64,
-            mss,
-            cwnd: (iw * mss) as f64,
-            ssthresh: cfg
-                .initial_ssthresh
-                .map_or(u64::MAX, |s| u64::from(s) * mss),
+            w,
         })
     }
 
     /// True while in slow start.
     pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh as f64
+        self.w.in_slow_start()
     }
 
     /// The threshold after a congestion signal, bytes: `(1 - b) cwnd` above
     /// the legacy window, `cwnd / 2` at or below it; at least 2 SMSS.
     fn decreased(&self) -> u64 {
-        let factor = if self.cwnd > self.legacy {
+        let factor = if self.w.cwnd > self.legacy {
             1.0 - self.b
         } else {
             0.5
         };
-        ((self.cwnd * factor) as u64).max(2 * self.mss)
+        ((self.w.cwnd * factor) as u64).max(2 * self.w.mss)
     }
 }
 
 impl Controller for Scalable {
     #[inline]
     fn on_ack(&mut self, ack: &AckInfo) {
-        if ack.in_recovery || ack.acked == 0 || ack.ece {
+        let Some(counted) = self.w.counted(ack) else {
+            return;
+        };
+        let mss = self.w.mss as f64;
+        if self.w.slow_start(counted) {
             return;
         }
-        let mss = self.mss as f64;
-        let counted = ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
-        if self.in_slow_start() {
-            self.cwnd += counted;
-        } else if self.cwnd <= self.legacy {
-            self.cwnd += mss * counted / self.cwnd;
+        if self.w.cwnd <= self.legacy {
+            self.w.cwnd += mss * counted / self.w.cwnd;
         } else {
             // a segments per acknowledged segment: a * N bytes for N bytes.
-            self.cwnd += self.a * counted;
+            self.w.cwnd += self.a * counted;
         }
     }
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
-        self.ssthresh = self.decreased();
-        match ev {
-            Congestion::Loss { .. } | Congestion::Ecn { .. } => {
-                self.cwnd = self.ssthresh as f64;
-            }
-            Congestion::Timeout { .. } => self.cwnd = self.mss as f64,
-        }
+        let ssthresh = self.decreased();
+        self.w.cut(ssthresh, ev);
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        self.cwnd = self.ssthresh as f64;
+        self.w.recovery_exit();
     }
 
     #[inline]
     fn window(&self) -> u64 {
-        self.cwnd as u64
+        self.w.cwnd as u64
     }
 
     fn ssthresh(&self) -> Option<u64> {
-        Some(self.ssthresh)
+        Some(self.w.ssthresh)
     }
 }
 
@@ -225,12 +206,12 @@ mod tests {
             c.on_ack(&ack(false, false));
         }
         // 100 ACKs of one segment: +1 segment (Kelly: a = 0.01 per ACK).
-        assert!((c.cwnd - 101_000.0).abs() < 1e-6);
+        assert!((c.w.cwnd - 101_000.0).abs() < 1e-6);
         let mut c = stcp(0.05, 100);
         for _ in 0..100 {
             c.on_ack(&ack(false, false));
         }
-        assert!((c.cwnd - 105_000.0).abs() < 1e-6);
+        assert!((c.w.cwnd - 105_000.0).abs() < 1e-6);
     }
 
     #[test]
@@ -247,7 +228,7 @@ mod tests {
     fn at_or_below_the_legacy_window_it_is_reno() {
         let mut c = stcp(0.01, 10);
         c.on_ack(&ack(false, false));
-        assert!((c.cwnd - (10_000.0 + 100.0)).abs() < 1e-9);
+        assert!((c.w.cwnd - (10_000.0 + 100.0)).abs() < 1e-9);
         c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 10_000 });
         assert_eq!(c.window(), 5_050);
     }
