@@ -1,0 +1,131 @@
+//! Unit tests of `plot`.
+
+use super::*;
+use crate::tables::tests::sample;
+use crate::write::{write_tables, Format};
+
+fn check_files(files: &[PathBuf]) {
+    for f in files {
+        let bytes = std::fs::read(f).unwrap();
+        assert!(!bytes.is_empty(), "{} is empty", f.display());
+        match f.extension().and_then(|e| e.to_str()) {
+            Some("svg") => {
+                let s = String::from_utf8(bytes).unwrap();
+                assert!(s.contains("<svg"), "{}", f.display());
+                assert!(s.contains("<text"), "{} has no text", f.display());
+            }
+            Some("png") => assert_eq!(&bytes[1..4], b"PNG", "{}", f.display()),
+            other => panic!("unexpected file {other:?}"),
+        }
+    }
+    let dir = files[0].parent().unwrap();
+    let hidden = std::fs::read_dir(dir)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')
+        })
+        .count();
+    assert_eq!(hidden, 0, "temporary files left in {}", dir.display());
+}
+
+fn names(files: &[PathBuf]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn series_charts_are_written_per_kind_and_metric() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = sample();
+    let files = plot_series(dir.path(), &Metrics::new(&set), &PlotFormat::ALL).unwrap();
+    assert_eq!(
+        names(&files),
+        [
+            "series_flow_cwnd_bytes.png",
+            "series_flow_cwnd_bytes.svg",
+            "series_link_queue_pkts.png",
+            "series_link_queue_pkts.svg"
+        ]
+    );
+    check_files(&files);
+}
+
+#[test]
+fn summary_charts_show_groups_with_goodput_and_busy_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = sample();
+    let bars = SummaryBars::from_metrics(&Metrics::new(&set));
+    let files = plot_summary(dir.path(), bars, &PlotFormat::ALL).unwrap();
+    assert_eq!(files.len(), 4);
+    check_files(&files);
+    let svg = std::fs::read_to_string(dir.path().join("summary_utilisation.svg")).unwrap();
+    assert!(svg.contains("r1-&gt;r2") || svg.contains("r1->r2"));
+    assert!(!svg.contains("h1-&gt;r1") && !svg.contains("h1->r1"));
+}
+
+#[test]
+fn plot_dir_redraws_from_csv_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = sample();
+    let m = Metrics::new(&set);
+    write_tables(dir.path(), &m, Format::Csv).unwrap();
+    let files = plot_dir(dir.path()).unwrap();
+    assert_eq!(files.len(), 8);
+    check_files(&files);
+    let redrawn: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
+    let again = plot_all(dir.path(), &m).unwrap();
+    assert_eq!(names(&files), names(&again));
+    // The same charts, whether drawn from the run or from its tables.
+    for (f, bytes) in again.iter().zip(&redrawn) {
+        assert_eq!(&std::fs::read(f).unwrap(), bytes, "{}", f.display());
+    }
+}
+
+#[test]
+fn plot_dir_without_tables_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let e = plot_dir(dir.path()).unwrap_err();
+    assert!(e.to_string().contains("no summary"), "{e}");
+}
+
+#[test]
+fn thinning_keeps_extremes_and_order() {
+    let pts: Vec<(f64, f64)> = (0..10 * MAX_POINTS)
+        .map(|i| (i as f64, if i == 12_345 { 1e9 } else { (i % 7) as f64 }))
+        .collect();
+    let t = thin(&pts);
+    assert!(t.len() <= MAX_POINTS);
+    assert!(t.contains(&(12_345.0, 1e9)));
+    assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+}
+
+#[test]
+fn flow_lines_are_ordered_by_id_and_all_zero_lines_hidden() {
+    let mut set = ChartSet::default();
+    for f in ["f10", "f2", "f0"] {
+        set.push("flow", "cwnd_bytes", f, (0.0, 1.0));
+    }
+    set.push("flow", "cwnd_bytes", "f3", (0.0, 0.0));
+    let mut charts = set.charts;
+    tidy(&mut charts);
+    let order: Vec<&str> = charts[0].lines.iter().map(|l| l.subject.as_str()).collect();
+    assert_eq!(order, ["f0", "f2", "f10"]);
+    assert_eq!(charts[0].hidden, 1);
+}
+
+#[test]
+fn axis_labels_carry_units() {
+    assert_eq!(
+        axis("throughput_bps"),
+        ("throughput (Mb/s)".to_string(), 1e-6)
+    );
+    assert_eq!(axis("srtt_s"), ("srtt (ms)".to_string(), 1e3));
+    assert_eq!(axis("queue_pkts"), ("queue (packets)".to_string(), 1.0));
+    assert_eq!(axis("avg_queue"), ("avg queue".to_string(), 1.0));
+}
