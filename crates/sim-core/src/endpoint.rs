@@ -278,6 +278,15 @@ pub struct AckInfo {
     pub in_recovery: bool,
     /// The congestion header the receiver echoed.
     pub cc: CcHeader,
+    /// One-way delay sample of the data packet this ACK answers: the
+    /// receiver's timestamp on the ACK (its emission time) minus the echoed
+    /// sender's timestamp, as TCP-LP reads RFC 7323's TSval/TSecr pair (it
+    /// includes any ACK delay at the receiver). `None` when the ACK carries
+    /// no valid sample (a duplicate, or data given up).
+    pub owd: Option<SimDuration>,
+    /// Bytes this ACK newly reported as selectively acknowledged (SACK,
+    /// RFC 2018) above the cumulative ACK; 0 without SACK.
+    pub sacked: u64,
 }
 
 impl AckInfo {
@@ -297,6 +306,8 @@ impl AckInfo {
             ece: false,
             in_recovery: false,
             cc: CcHeader::None,
+            owd: None,
+            sacked: 0,
         }
     }
 }

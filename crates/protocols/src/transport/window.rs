@@ -351,6 +351,8 @@ impl WindowSender {
             ece: pkt.flags.contains(Flags::ECE),
             in_recovery: self.in_recovery,
             cc: pkt.cc,
+            owd: Some(pkt.sent.saturating_since(pkt.echo)),
+            sacked: 0,
         }
     }
 
