@@ -59,7 +59,7 @@ pub use link::{
 };
 pub use packet::{
     CcHeader, Combine, Ecn, Flags, HeaderFamily, JetMaxHeader, MkcHeader, Packet, PacketKind,
-    PriceHeader, RateHeader, WindowHeader,
+    PriceHeader, RateHeader, SackBlocks, WindowHeader,
 };
 pub use report::{FlowReport, LinkReport, Overload, RunOutput, SeriesPoint, SeriesSelect, Subject};
 pub use rng::{stream, LazyRng, SimRng, StreamKind};

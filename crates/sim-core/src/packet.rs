@@ -193,6 +193,58 @@ pub struct JetMaxHeader {
     pub declined: bool,
 }
 
+/// The SACK option of an ACK (RFC 2018): up to [`SackBlocks::MAX`] blocks of
+/// data received above the cumulative ACK, the first the block holding the
+/// segment that triggered the ACK, the others the most recently reported.
+/// Each block is `[start, end)` stored as offsets from the ACK's cumulative
+/// acknowledgement (`Packet::ack`), so three fit in 24 bytes (RFC 2018 section
+/// 3: three blocks when the timestamp option is in use, as here).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    /// Blocks in use (0 ..= [`SackBlocks::MAX`]).
+    len: u8,
+    /// `(start - ack, end - ack)` of each block in use.
+    blocks: [(u32, u32); 3],
+}
+
+impl SackBlocks {
+    /// Blocks an ACK carries at most.
+    pub const MAX: usize = 3;
+
+    /// Append block `[start, end)` of an ACK acknowledging `ack`; false (and
+    /// nothing added) when the option is full, the block is empty or not above
+    /// `ack`, or it lies more than 4 GiB above it.
+    pub fn push(&mut self, ack: u64, start: u64, end: u64) -> bool {
+        if usize::from(self.len) >= Self::MAX || start < ack || end <= start {
+            return false;
+        }
+        let (Ok(s), Ok(e)) = (u32::try_from(start - ack), u32::try_from(end - ack)) else {
+            return false;
+        };
+        self.blocks[usize::from(self.len)] = (s, e);
+        self.len += 1;
+        true
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// True when no block is carried.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The blocks as absolute `[start, end)` byte ranges of an ACK
+    /// acknowledging `ack`, in the order carried.
+    pub fn ranges(&self, ack: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..usize::from(self.len)]
+            .iter()
+            .map(move |&(s, e)| (ack + u64::from(s), ack + u64::from(e)))
+    }
+}
+
 /// The congestion-control header a packet carries; its variant is the header
 /// family of the flow's controller. Build-time validation checks that every link
 /// algorithm on a flow's path understands the family it carries.
@@ -214,6 +266,10 @@ pub enum CcHeader {
     Mkc(MkcHeader),
     /// JetMax fair-share feedback.
     JetMax(JetMaxHeader),
+    /// Not a congestion-control family: the SACK option on an ACK of a flow
+    /// whose controller carries no header (`tcp.sack`), in the place the echo
+    /// of a header would take. Its family is [`HeaderFamily::None`].
+    Sack(SackBlocks),
 }
 
 /// The header family of a [`CcHeader`]: what link algorithms declare they read or write.
@@ -237,7 +293,7 @@ impl CcHeader {
     /// The family of this header.
     pub fn family(&self) -> HeaderFamily {
         match self {
-            CcHeader::None => HeaderFamily::None,
+            CcHeader::None | CcHeader::Sack(_) => HeaderFamily::None,
             CcHeader::Price(_) => HeaderFamily::Price,
             CcHeader::Rate(_) => HeaderFamily::Rate,
             CcHeader::Window(_) => HeaderFamily::Window,
@@ -300,6 +356,23 @@ impl Packet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sack_blocks_keep_three_blocks_above_the_ack() {
+        let mut b = SackBlocks::default();
+        assert!(b.is_empty());
+        assert!(b.push(1000, 3000, 4000));
+        assert!(!b.push(1000, 500, 2000), "below the ACK");
+        assert!(!b.push(1000, 2000, 2000), "empty");
+        assert!(!b.push(1000, 2000, 1000 + (1u64 << 32)), "beyond 4 GiB");
+        assert!(b.push(1000, 6000, 8000));
+        assert!(b.push(1000, 1500, 2000));
+        assert!(!b.push(1000, 9000, 9500), "full");
+        assert_eq!(b.len(), 3);
+        let r: Vec<_> = b.ranges(1000).collect();
+        assert_eq!(r, [(3000, 4000), (6000, 8000), (1500, 2000)]);
+        assert_eq!(CcHeader::Sack(b).family(), HeaderFamily::None);
+    }
 
     #[test]
     fn packet_fits_its_size_budget() {

@@ -24,12 +24,14 @@ use sim_core::{Bytes, ParamError, SimDuration};
 pub mod ack_delay;
 pub mod pacer;
 pub mod rtt;
+pub mod sack;
 pub mod sink;
 pub mod window;
 
 pub use ack_delay::{AckDelayConfig, AckDelayQueue};
 pub use pacer::{Pacer, PacingMode};
 pub use rtt::RttEstimator;
+pub use sack::Scoreboard;
 pub use sink::TcpSink;
 pub use window::WindowSender;
 
@@ -52,6 +54,20 @@ pub struct TcpConfig {
     pub ack_size: Bytes,
     /// Duplicate ACKs that trigger fast retransmit (>= 1). Default 3 (RFC 5681 section 3.2).
     pub dupack_threshold: u32,
+    /// Selective acknowledgements: the receiver reports up to three blocks of
+    /// data held above the cumulative ACK (RFC 2018) and the sender recovers
+    /// losses with RFC 6675's scoreboard and pipe estimate, repairing every
+    /// hole of a window in about one round trip. Default false: NewReno
+    /// recovery (RFC 6582), one hole per round trip, as ns-2's `Agent/TCP/Newreno`.
+    /// Needs a controller that carries no congestion header (the loss- and
+    /// delay-based TCPs): the option takes the header's place on the ACK.
+    pub sack: bool,
+    /// Limited transmit (RFC 3042): the first and second duplicate ACKs each
+    /// send one new segment if the data outstanding stays within cwnd + 2
+    /// segments (with `sack`, RFC 6675 section 5 step 3's pipe rule instead);
+    /// those segments are left out of the FlightSize the reduction halves.
+    /// Default false.
+    pub limited_transmit: bool,
     /// Retransmission timeout before any RTT sample. Default 1 s (RFC 6298 section 2.1).
     pub initial_rto: SimDuration,
     /// Lower bound on the RTO (> 0). Default 1 s (RFC 6298 section 2.4);
@@ -124,6 +140,8 @@ impl Default for TcpConfig {
             delack_timeout: SimDuration::from_millis(200),
             ack_size: Bytes::new(40),
             dupack_threshold: 3,
+            sack: false,
+            limited_transmit: false,
             initial_rto: SimDuration::from_secs(1),
             min_rto: SimDuration::from_secs(1),
             max_rto: SimDuration::from_secs(60),

@@ -23,6 +23,14 @@
 //! their size; a segment with `Flags::FIN` (a finite flow's last) is ACKed at once.
 //! INFERRED: the ACK echoes the congestion header of the last data packet seen.
 //! Goodput (`FlowCounters::goodput_bytes`) counts bytes as they become in-order.
+//! - RFC 2018 section 4 (with `TcpConfig::sack`): every ACK sent while data is
+//!   held above the cumulative ACK carries SACK blocks, at most three (the
+//!   timestamp option is in use); the first is the block holding the segment
+//!   that triggered the ACK, unless that segment advanced the cumulative ACK;
+//!   the others repeat the most recently reported blocks still held, most
+//!   recent first. The blocks ride in the ACK's header field
+//!   ([`CcHeader::Sack`]), which a flow with SACK does not otherwise use.
+//!   INFERRED: a receiver never reneges on SACKed data.
 //!
 //! Random ACK delay ([`TcpConfig::ack_delay`], seed 002 E5.8 / T3; provenance in
 //! [`super::ack_delay`]): every ACK the rules above would send is generated as
@@ -34,7 +42,7 @@
 
 use sim_core::{
     CcHeader, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags, Packet, PacketKind, ParamError,
-    RouteId, SimDuration, SimTime,
+    RouteId, SackBlocks, SimDuration, SimTime,
 };
 
 use super::{AckDelayQueue, TcpConfig};
@@ -69,6 +77,14 @@ pub struct TcpSink {
     delack_deadline: Option<SimTime>,
     /// The random ACK delay queue ([`TcpConfig::ack_delay`]), if configured.
     delay: Option<Box<AckDelayQueue>>,
+    /// Send SACK blocks ([`TcpConfig::sack`]).
+    sack: bool,
+    /// First byte of the out-of-order segment the next ACK answers.
+    trigger: Option<u64>,
+    /// The blocks the last ACK reported (starts are what identify them).
+    reported: SackBlocks,
+    /// The cumulative ACK the last ACK carried (`reported` is relative to it).
+    reported_ack: u64,
 }
 
 impl TcpSink {
@@ -95,6 +111,10 @@ impl TcpSink {
                 .map(|a| AckDelayQueue::new(a).map(Box::new))
                 .transpose()
                 .map_err(|e| e.prefixed("ack_delay"))?,
+            sack: cfg.sack,
+            trigger: None,
+            reported: SackBlocks::default(),
+            reported_ack: 0,
         })
     }
 
@@ -164,6 +184,37 @@ impl TcpSink {
         }
     }
 
+    /// The held range containing byte `seq`, if any.
+    fn held_range(&self, seq: u64) -> Option<(u64, u64)> {
+        let i = self.ooo.partition_point(|r| r.1 <= seq);
+        self.ooo.get(i).copied().filter(|r| r.0 <= seq)
+    }
+
+    /// RFC 2018's blocks for the next ACK: the triggering segment's block,
+    /// then the blocks reported last time that are still held (each now as
+    /// the range containing it), no block twice.
+    fn sack_blocks(&mut self) -> SackBlocks {
+        let mut b = SackBlocks::default();
+        let mut firsts = [0u64; SackBlocks::MAX];
+        let mut add = |b: &mut SackBlocks, r: (u64, u64)| {
+            if b.len() < SackBlocks::MAX && !firsts[..b.len()].contains(&r.0) {
+                firsts[b.len()] = r.0;
+                b.push(self.rcv_nxt, r.0, r.1);
+            }
+        };
+        if let Some(r) = self.trigger.take().and_then(|t| self.held_range(t)) {
+            add(&mut b, r);
+        }
+        for (s, _) in self.reported.ranges(self.reported_ack) {
+            if let Some(r) = self.held_range(s) {
+                add(&mut b, r);
+            }
+        }
+        self.reported = b;
+        self.reported_ack = self.rcv_nxt;
+        b
+    }
+
     fn ack_now(&mut self, echo: SimTime, ctx: &mut EndpointCtx) {
         let mut a = Packet::new(
             ctx.flow(),
@@ -175,6 +226,9 @@ impl TcpSink {
         a.ack = self.rcv_nxt;
         a.echo = echo;
         a.cc = self.last_cc;
+        if self.sack && !self.ooo.is_empty() {
+            a.cc = CcHeader::Sack(self.sack_blocks());
+        }
         if self.ece {
             a.flags.insert(Flags::ECE);
         }
@@ -272,6 +326,7 @@ impl Endpoint for TcpSink {
             }
         } else {
             self.hold(start, end);
+            self.trigger = Some(start);
             self.ack_now(self.echo_for(&pkt), ctx);
         }
     }
@@ -413,6 +468,53 @@ mod tests {
         r.data(3000, ms(0));
         assert_eq!(acks(&r.data(1000, ms(0))), [2000]);
         assert_eq!(r.k.out_of_order(), &[(3000, 4000)]);
+    }
+
+    fn blocks(p: &Packet) -> Vec<(u64, u64)> {
+        match p.cc {
+            CcHeader::Sack(b) => b.ranges(p.ack).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn sack_blocks_put_the_triggering_block_first_then_the_recent_ones() {
+        let mut r = Rig::new(TcpConfig {
+            sack: true,
+            ..TcpConfig::default()
+        });
+        let mut ack = |r: &mut Rig, seq| {
+            let out = r.data(seq, ms(0));
+            assert_eq!(out.len(), 1);
+            (out[0].ack, blocks(&out[0]))
+        };
+        assert_eq!(ack(&mut r, 0), (1000, vec![]));
+        assert_eq!(ack(&mut r, 2000), (1000, vec![(2000, 3000)]));
+        assert_eq!(ack(&mut r, 4000).1, [(4000, 5000), (2000, 3000)]);
+        assert_eq!(
+            ack(&mut r, 6000).1,
+            [(6000, 7000), (4000, 5000), (2000, 3000)]
+        );
+        // Three blocks at most (RFC 2018 with timestamps): the oldest goes.
+        assert_eq!(
+            ack(&mut r, 8000).1,
+            [(8000, 9000), (6000, 7000), (4000, 5000)]
+        );
+        // A segment joining two blocks reports the merged block first, and
+        // the merged block only once.
+        assert_eq!(
+            ack(&mut r, 3000).1,
+            [(2000, 5000), (8000, 9000), (6000, 7000)]
+        );
+        // Filling the first hole moves the ACK; an in-order segment triggers
+        // no block, the remembered ones still held follow.
+        assert_eq!(ack(&mut r, 1000), (5000, vec![(8000, 9000), (6000, 7000)]));
+        assert_eq!(ack(&mut r, 5000), (7000, vec![(8000, 9000)]));
+        assert_eq!(ack(&mut r, 7000), (9000, vec![]));
+        // Without the option, no blocks.
+        let mut plain = Rig::new(TcpConfig::default());
+        plain.data(0, ms(0));
+        assert!(blocks(&plain.data(2000, ms(0))[0]).is_empty());
     }
 
     #[test]

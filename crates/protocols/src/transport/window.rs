@@ -53,17 +53,38 @@
 //! explicit-rate senders). Retransmissions (fast, partial-ACK and the first
 //! one after a timeout) go at once and count towards the pacing gap. The endpoint's one timer carries the earlier of the RTO and the
 //! next paced departure.
-//! Left out: limited transmit (RFC 3042), SACK, RFC 6582's optional heuristics
-//! (section 4.1/4.2), pacing of window-based controllers, window validation
-//! (RFC 7661).
+//! - SACK ([`TcpConfig::sack`]; RFC 6675 with the scoreboard of
+//!   [`super::sack`]): every ACK's blocks update the scoreboard; a duplicate
+//!   ACK counts only if it SACKs new data (section 2); recovery starts on the
+//!   `DupThresh`-th one or as soon as `IsLost(HighACK)` (section 5 steps 2-4),
+//!   not before `HighACK` passes the last `RecoveryPoint`; on entry the
+//!   controller reduces (`cwnd = ssthresh`, no inflation), the first unacked
+//!   segment is retransmitted (`HighRxt = RescueRxt =` its end); then on every
+//!   ACK in recovery, while `cwnd - pipe >= 1 SMSS`, `NextSeg()` picks, in
+//!   order: the first lost unSACKed segment above `HighRxt`; new data; the
+//!   first unSACKed segment above `HighRxt` below the highest SACKed byte; once
+//!   per recovery (`HighACK > RescueRxt`), a rescue retransmission of the
+//!   highest unSACKed segment. A cumulative ACK past `RecoveryPoint` ends it.
+//!   Every ACK of new data restarts the timer (RFC 6298 section 5.3).
+//!   After a timeout (section 5.1), recovery ends with `RecoveryPoint =
+//!   HighData` and the go-back-N resend skips SACKed segments (INFERRED: the
+//!   scoreboard is kept, as receivers here never renege; RFC 6675 allows it).
+//! - Limited transmit ([`TcpConfig::limited_transmit`], RFC 3042): the first
+//!   two duplicate ACKs each send one new segment while the data outstanding
+//!   stays within cwnd + 2 SMSS (with SACK, section 5 step 3: while
+//!   `cwnd - pipe >= 1 SMSS`); RFC 5681 section 3.2 step 2: those segments
+//!   are not part of the FlightSize the reduction halves.
+//!
+//! Left out: RFC 6582's optional heuristics (section 4.1/4.2), D-SACK, pacing
+//! of window-based controllers, window validation (RFC 7661).
 
 use rand::Rng;
 use sim_core::{
-    AckInfo, Congestion, Controller, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags, HeaderFamily,
-    Packet, PacketKind, ParamError, Probe, RouteId, SimDuration, SimTime,
+    AckInfo, CcHeader, Congestion, Controller, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags,
+    HeaderFamily, Packet, PacketKind, ParamError, Probe, RouteId, SimDuration, SimTime,
 };
 
-use super::{Pacer, RttEstimator, TcpConfig};
+use super::{Pacer, RttEstimator, Scoreboard, TcpConfig};
 
 /// The sending half of a reliable window flow (TCP-like, byte sequence numbers).
 pub struct WindowSender {
@@ -109,6 +130,21 @@ pub struct WindowSender {
     /// Set CWR on the next new data packet.
     cwr_pending: bool,
 
+    /// SACK loss recovery ([`TcpConfig::sack`]).
+    sack: bool,
+    /// Limited transmit ([`TcpConfig::limited_transmit`]).
+    limited_transmit: bool,
+    /// Bytes sent by limited transmit since the last new cumulative ACK.
+    limited_bytes: u64,
+    /// What the receiver reported holding above `snd_una`.
+    scoreboard: Scoreboard,
+    /// RFC 6675's `HighRxt`, exclusive: retransmitted up to here in recovery.
+    high_rxt: u64,
+    /// RFC 6675's `RescueRxt`, exclusive (`None`: undefined).
+    rescue_rxt: Option<u64>,
+    /// Bytes the ACK being processed newly SACKed.
+    newly_sacked: u64,
+
     /// RFC 6298 estimator: SRTT, RTTVAR, RTO and its backoff.
     rtt: RttEstimator,
     /// When the retransmission timer expires, if it runs.
@@ -137,6 +173,16 @@ impl WindowSender {
         let mss = u64::from(mss);
         let feedback = cc.ecn_feedback();
         let pacer = cc.paced().then(|| Pacer::new(cfg.pacing));
+        if cfg.sack && (cc.header_family() != HeaderFamily::None || cc.paced()) {
+            return Err(ParamError::new(
+                "sack",
+                format!(
+                    "needs a controller that carries no congestion header; this one's packets \
+                     carry the {:?} header, whose echo the SACK option would replace",
+                    cc.header_family()
+                ),
+            ));
+        }
         Ok(WindowSender {
             feedback,
             cc,
@@ -160,6 +206,13 @@ impl WindowSender {
             inflation: 0,
             ecn_recover: 0,
             cwr_pending: false,
+            sack: cfg.sack,
+            limited_transmit: cfg.limited_transmit,
+            limited_bytes: 0,
+            scoreboard: Scoreboard::default(),
+            high_rxt: 0,
+            rescue_rxt: None,
+            newly_sacked: 0,
             rtt: RttEstimator::new(cfg),
             rto_deadline: None,
             stopped: false,
@@ -201,6 +254,24 @@ impl WindowSender {
     /// The controller.
     pub fn controller(&self) -> &dyn Controller {
         self.cc.as_ref()
+    }
+    /// What the receiver reported holding above `snd_una` (empty without SACK).
+    pub fn scoreboard(&self) -> &Scoreboard {
+        &self.scoreboard
+    }
+    /// One past the highest byte ever sent.
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    /// RFC 6675's pipe: the bytes a SACK sender estimates are in the network.
+    pub fn pipe(&self) -> u64 {
+        self.scoreboard.pipe(
+            self.snd_una,
+            self.snd_max,
+            self.high_rxt,
+            self.dupthresh,
+            self.mss,
+        )
     }
 
     /// Bytes sent and not yet acknowledged (FlightSize).
@@ -310,7 +381,14 @@ impl WindowSender {
             p.set_rate(ctx.now(), self.cc.rate().unwrap_or(0.0));
         }
         let mut sent = false;
-        while self.sendable(wnd) {
+        loop {
+            if self.sack && self.snd_nxt < self.snd_max {
+                // Go-back-N after a timeout skips what the receiver holds.
+                self.snd_nxt = self.scoreboard.next_unsacked(self.snd_nxt);
+            }
+            if !self.sendable(wnd) {
+                break;
+            }
             if self.pacer.as_ref().is_some_and(|p| !p.ready(ctx.now())) {
                 break;
             }
@@ -350,9 +428,118 @@ impl WindowSender {
             mss: self.mss as u32,
             ece: pkt.flags.contains(Flags::ECE),
             in_recovery: self.in_recovery,
-            cc: pkt.cc,
+            cc: if self.sack { CcHeader::None } else { pkt.cc },
             owd: Some(pkt.sent.saturating_since(pkt.echo)),
-            sacked: 0,
+            sacked: self.newly_sacked,
+        }
+    }
+
+    /// May a new segment go at `snd_max`, the congestion window aside (data
+    /// left, not stopped, within the receiver's window)?
+    fn new_data_allowed(&self) -> bool {
+        let seq = self.snd_max;
+        seq < self.end && !self.stopped && seq - self.snd_una + self.seg_len(seq) <= self.rwnd
+    }
+
+    /// Send a new segment at `snd_max`.
+    fn send_new(&mut self, ctx: &mut EndpointCtx) -> u64 {
+        let len = self.transmit(self.snd_max, ctx);
+        self.snd_max += len;
+        self.snd_nxt = self.snd_max;
+        len
+    }
+
+    /// RFC 6675's `NextSeg()`: the segment to send next in recovery, and
+    /// whether it is the rescue retransmission.
+    fn next_seg(&self) -> Option<(u64, bool)> {
+        let sb = &self.scoreboard;
+        let first = sb.next_unsacked(self.high_rxt.max(self.snd_una));
+        if first < self.snd_max && first < sb.lost_end(self.snd_una, self.dupthresh, self.mss) {
+            return Some((first, false));
+        }
+        if self.new_data_allowed() {
+            return Some((self.snd_max, false));
+        }
+        if sb.high_sacked().is_some_and(|h| first < h) {
+            return Some((first, false));
+        }
+        if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
+            if let Some(b) = sb.last_unsacked(self.snd_una, self.snd_max) {
+                // Segments start at multiples of the MSS.
+                return Some((b / self.mss * self.mss, true));
+            }
+        }
+        None
+    }
+
+    /// RFC 6675 section 5 step (C): while `cwnd - pipe >= 1 SMSS`, send what
+    /// `NextSeg()` returns.
+    fn sack_send(&mut self, ctx: &mut EndpointCtx) {
+        let cwnd = self.cwnd();
+        let mut pipe = self.pipe();
+        let mut sent = false;
+        while pipe + self.mss <= cwnd {
+            let Some((seq, rescue)) = self.next_seg() else {
+                break;
+            };
+            let len = if seq >= self.snd_max {
+                self.send_new(ctx)
+            } else {
+                let len = self.transmit(seq, ctx);
+                if rescue {
+                    self.rescue_rxt = Some(self.recover);
+                } else {
+                    self.high_rxt = seq + len;
+                }
+                len
+            };
+            pipe += len;
+            sent = true;
+        }
+        if sent && self.rto_deadline.is_none() {
+            self.restart_timer(ctx);
+        }
+    }
+
+    /// RFC 6675 section 5 step (4): fast retransmit and enter SACK recovery.
+    fn sack_enter(&mut self, in_flight: u64, ctx: &mut EndpointCtx) {
+        let in_flight = in_flight.saturating_sub(self.limited_bytes);
+        self.cc
+            .on_congestion(ctx.now(), Congestion::Loss { in_flight });
+        ctx.counters().reductions += 1;
+        self.recover = self.snd_max;
+        self.in_recovery = true;
+        self.inflation = 0;
+        self.reduced();
+        let len = self.transmit(self.snd_una, ctx);
+        self.high_rxt = self.snd_una + len;
+        self.rescue_rxt = Some(self.high_rxt);
+    }
+
+    /// A SACK duplicate ACK (new SACK information, `ack == snd_una`).
+    fn on_sack_dupack(&mut self, pkt: &Packet, in_flight: u64, ctx: &mut EndpointCtx) {
+        let info = self.ack_info(ctx.now(), 0, None, pkt, in_flight);
+        self.cc.on_ack(&info);
+        if self.newly_sacked == 0 || self.in_recovery {
+            return;
+        }
+        self.dupacks += 1;
+        let lost = self
+            .scoreboard
+            .lost_end(self.snd_una, self.dupthresh, self.mss)
+            > self.snd_una;
+        if (self.dupacks >= self.dupthresh || lost) && pkt.ack >= self.recover {
+            self.sack_enter(in_flight, ctx);
+        } else if self.limited_transmit {
+            // Section 5 step 3: new data while cwnd - pipe >= 1 SMSS.
+            self.high_rxt = self.snd_una;
+            let cwnd = self.cwnd();
+            let mut pipe = self.pipe();
+            while pipe + self.mss <= cwnd && self.new_data_allowed() {
+                let len = self.send_new(ctx);
+                self.limited_bytes += len;
+                pipe += len;
+            }
         }
     }
 
@@ -368,6 +555,7 @@ impl WindowSender {
         self.cc.on_ack(&info);
         if !self.in_recovery {
             self.dupacks = 0;
+            self.limited_bytes = 0;
             self.restart_timer(ctx);
         } else if pkt.ack >= self.recover {
             // RFC 6582 step 3: full acknowledgment.
@@ -375,6 +563,10 @@ impl WindowSender {
             self.inflation = 0;
             self.dupacks = 0;
             self.cc.on_recovery_exit(now);
+            self.restart_timer(ctx);
+        } else if self.sack {
+            // RFC 6675: a cumulative ACK in recovery; step (C) sends.
+            self.dupacks = 0;
             self.restart_timer(ctx);
         } else {
             // RFC 6582 step 4/5: partial acknowledgment.
@@ -402,6 +594,7 @@ impl WindowSender {
             self.inflation += self.mss as i64;
         } else if self.dupacks == self.dupthresh && pkt.ack >= self.recover {
             // RFC 6582 step 2: fast retransmit, enter fast recovery.
+            let in_flight = in_flight.saturating_sub(self.limited_bytes);
             self.cc
                 .on_congestion(ctx.now(), Congestion::Loss { in_flight });
             ctx.counters().reductions += 1;
@@ -411,6 +604,15 @@ impl WindowSender {
             self.inflation = i64::from(self.dupthresh) * self.mss as i64;
             self.reduced();
             self.transmit(self.snd_una, ctx);
+        } else if self.limited_transmit
+            && self.dupacks < self.dupthresh
+            && self.dupacks <= 2
+            && self.snd_nxt == self.snd_max
+            && self.new_data_allowed()
+            && self.flight() + self.seg_len(self.snd_max) <= self.cwnd() + 2 * self.mss
+        {
+            // RFC 3042: one new segment for each of the first two duplicates.
+            self.limited_bytes += self.send_new(ctx);
         }
     }
 
@@ -445,7 +647,10 @@ impl WindowSender {
         self.in_recovery = false;
         self.inflation = 0;
         self.dupacks = 0;
+        self.limited_bytes = 0;
         self.recover = self.snd_max;
+        self.high_rxt = self.snd_una;
+        self.rescue_rxt = None;
         self.snd_nxt = self.snd_una;
         self.reduced();
         self.rtt.back_off();
@@ -472,6 +677,13 @@ impl Endpoint for WindowSender {
             return;
         }
         let in_flight = self.flight();
+        if self.sack {
+            let una = pkt.ack.max(self.snd_una);
+            self.newly_sacked = match &pkt.cc {
+                CcHeader::Sack(b) => self.scoreboard.update(una, self.snd_max, b.ranges(pkt.ack)),
+                _ => self.scoreboard.update(una, self.snd_max, []),
+            };
+        }
         if pkt.ack > self.snd_una {
             self.on_new_ack(&pkt, in_flight, ctx);
             if self.snd_una >= self.end {
@@ -488,7 +700,11 @@ impl Endpoint for WindowSender {
             let info = self.ack_info(ctx.now(), 0, Some(rtt), &pkt, in_flight);
             self.cc.on_ack(&info);
         } else if pkt.ack == self.snd_una && self.snd_una < self.snd_max {
-            self.on_dupack(&pkt, in_flight, ctx);
+            if self.sack {
+                self.on_sack_dupack(&pkt, in_flight, ctx);
+            } else {
+                self.on_dupack(&pkt, in_flight, ctx);
+            }
         } else {
             return;
         }
@@ -503,7 +719,11 @@ impl Endpoint for WindowSender {
             ctx.counters().reductions += 1;
             self.reduced();
         }
-        self.send_allowed(ctx);
+        if self.sack && self.in_recovery {
+            self.sack_send(ctx);
+        } else {
+            self.send_allowed(ctx);
+        }
     }
 
     fn on_timer(&mut self, ctx: &mut EndpointCtx) {
