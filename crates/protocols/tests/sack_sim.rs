@@ -225,12 +225,14 @@ fn limited_transmit_turns_a_timeout_of_a_small_window_into_a_fast_retransmit() {
 }
 
 #[test]
-fn a_sack_option_needs_a_controller_without_a_header() {
-    let xcp: CcConfig = toml::from_str("kind = \"xcp\"").unwrap();
-    let e = WindowSender::new(&tcp(true, false), xcp.build(1000).unwrap(), 1000, None)
+fn a_sack_option_is_refused_to_a_rate_paced_controller() {
+    let rcp: CcConfig = toml::from_str("kind = \"rcp\"").unwrap();
+    let e = WindowSender::new(&tcp(true, false), rcp.build(1000).unwrap(), 1000, None)
         .err()
         .unwrap();
     assert_eq!(e.key, "sack");
+    let xcp: CcConfig = toml::from_str("kind = \"xcp\"").unwrap();
+    assert!(WindowSender::new(&tcp(true, false), xcp.build(1000).unwrap(), 1000, None).is_ok());
 }
 
 proptest! {

@@ -199,6 +199,12 @@ pub struct JetMaxHeader {
 /// Each block is `[start, end)` stored as offsets from the ACK's cumulative
 /// acknowledgement (`Packet::ack`), so three fit in 24 bytes (RFC 2018 section
 /// 3: three blocks when the timestamp option is in use, as here).
+///
+/// Where it rides: in the ACK's header field ([`CcHeader::Sack`]) when the
+/// flow's controller carries no congestion header; otherwise that header's
+/// echo takes the option space and only the first block is carried, packed
+/// into the ACK's otherwise unused `seq` ([`SackBlocks::first_word`]), as a
+/// real TCP carries fewer blocks when other options fill its 40 bytes.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {
     /// Blocks in use (0 ..= [`SackBlocks::MAX`]).
@@ -234,6 +240,28 @@ impl SackBlocks {
     /// True when no block is carried.
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The first block packed in one word, `start - ack` in the high half and
+    /// `end - ack` in the low half; 0 when there is none (a block's end
+    /// offset is never 0).
+    pub fn first_word(&self) -> u64 {
+        if self.len == 0 {
+            return 0;
+        }
+        let (s, e) = self.blocks[0];
+        (u64::from(s) << 32) | u64::from(e)
+    }
+
+    /// The one block a [`SackBlocks::first_word`] carries (none for 0).
+    pub fn from_word(word: u64) -> SackBlocks {
+        let mut b = SackBlocks::default();
+        let (s, e) = ((word >> 32) as u32, word as u32);
+        if e > s {
+            b.blocks[0] = (s, e);
+            b.len = 1;
+        }
+        b
     }
 
     /// The blocks as absolute `[start, end)` byte ranges of an ACK
@@ -321,7 +349,9 @@ pub struct Packet {
     pub flags: Flags,
     /// Size on the wire, bytes (headers included).
     pub size: u32,
-    /// First byte of the payload (data) or sequence of the packet.
+    /// First byte of the payload (data) or sequence of the packet; on an ACK
+    /// of a SACK flow whose header field carries a congestion header, the
+    /// first SACK block ([`SackBlocks::first_word`]).
     pub seq: u64,
     /// Cumulative acknowledgement: next byte expected (ACKs).
     pub ack: u64,
@@ -372,6 +402,9 @@ mod tests {
         let r: Vec<_> = b.ranges(1000).collect();
         assert_eq!(r, [(3000, 4000), (6000, 8000), (1500, 2000)]);
         assert_eq!(CcHeader::Sack(b).family(), HeaderFamily::None);
+        let one = SackBlocks::from_word(b.first_word());
+        assert_eq!(one.ranges(1000).collect::<Vec<_>>(), [(3000, 4000)]);
+        assert!(SackBlocks::from_word(SackBlocks::default().first_word()).is_empty());
     }
 
     #[test]

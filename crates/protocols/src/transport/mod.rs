@@ -59,8 +59,9 @@ pub struct TcpConfig {
     /// losses with RFC 6675's scoreboard and pipe estimate, repairing every
     /// hole of a window in about one round trip. Default false: NewReno
     /// recovery (RFC 6582), one hole per round trip, as ns-2's `Agent/TCP/Newreno`.
-    /// Needs a controller that carries no congestion header (the loss- and
-    /// delay-based TCPs): the option takes the header's place on the ACK.
+    /// With a controller whose packets carry a congestion header (QLB, XCP)
+    /// the header's echo fills the option space and each ACK carries one
+    /// block; not for rate-paced controllers.
     pub sack: bool,
     /// Limited transmit (RFC 3042): the first and second duplicate ACKs each
     /// send one new segment if the data outstanding stays within cwnd + 2

@@ -29,7 +29,9 @@
 //!   that triggered the ACK, unless that segment advanced the cumulative ACK;
 //!   the others repeat the most recently reported blocks still held, most
 //!   recent first. The blocks ride in the ACK's header field
-//!   ([`CcHeader::Sack`]), which a flow with SACK does not otherwise use.
+//!   ([`CcHeader::Sack`]); when that field echoes a congestion header
+//!   (explicit-rate controllers), only the first block goes, in the ACK's
+//!   `seq` ([`SackBlocks::first_word`]), and only it counts as reported.
 //!   INFERRED: a receiver never reneges on SACKed data.
 //!
 //! Random ACK delay ([`TcpConfig::ack_delay`], seed 002 E5.8 / T3; provenance in
@@ -192,12 +194,12 @@ impl TcpSink {
 
     /// RFC 2018's blocks for the next ACK: the triggering segment's block,
     /// then the blocks reported last time that are still held (each now as
-    /// the range containing it), no block twice.
-    fn sack_blocks(&mut self) -> SackBlocks {
+    /// the range containing it), no block twice; at most `room`.
+    fn sack_blocks(&mut self, room: usize) -> SackBlocks {
         let mut b = SackBlocks::default();
         let mut firsts = [0u64; SackBlocks::MAX];
         let mut add = |b: &mut SackBlocks, r: (u64, u64)| {
-            if b.len() < SackBlocks::MAX && !firsts[..b.len()].contains(&r.0) {
+            if b.len() < room && !firsts[..b.len()].contains(&r.0) {
                 firsts[b.len()] = r.0;
                 b.push(self.rcv_nxt, r.0, r.1);
             }
@@ -227,7 +229,11 @@ impl TcpSink {
         a.echo = echo;
         a.cc = self.last_cc;
         if self.sack && !self.ooo.is_empty() {
-            a.cc = CcHeader::Sack(self.sack_blocks());
+            if a.cc == CcHeader::None {
+                a.cc = CcHeader::Sack(self.sack_blocks(SackBlocks::MAX));
+            } else {
+                a.seq = self.sack_blocks(1).first_word();
+            }
         }
         if self.ece {
             a.flags.insert(Flags::ECE);
@@ -511,6 +517,41 @@ mod tests {
         assert_eq!(ack(&mut r, 1000), (5000, vec![(8000, 9000), (6000, 7000)]));
         assert_eq!(ack(&mut r, 5000), (7000, vec![(8000, 9000)]));
         assert_eq!(ack(&mut r, 7000), (9000, vec![]));
+        // A flow whose data carries a congestion header: its echo keeps the
+        // header field, one block rides in `seq`.
+        let mut r = Rig::new(TcpConfig {
+            sack: true,
+            ..TcpConfig::default()
+        });
+        let hdr = CcHeader::Rate(sim_core::RateHeader {
+            desired: 1.0,
+            allowed: 2.0,
+            rtt: 0.1,
+            hops: 1,
+            congested: false,
+        });
+        let mut ack = |r: &mut Rig, seq| {
+            let mut p = Packet::new(
+                Default::default(),
+                RouteId(0),
+                PacketKind::Data,
+                1000,
+                ms(0),
+            );
+            (p.seq, p.cc) = (seq, hdr);
+            let out = r.call(|k, c| k.on_packet(p, c));
+            assert_eq!(out[0].cc, hdr);
+            (
+                out[0].ack,
+                SackBlocks::from_word(out[0].seq)
+                    .ranges(out[0].ack)
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(ack(&mut r, 0), (1000, vec![]));
+        assert_eq!(ack(&mut r, 2000), (1000, vec![(2000, 3000)]));
+        assert_eq!(ack(&mut r, 4000), (1000, vec![(4000, 5000)]));
+        assert_eq!(ack(&mut r, 1000), (3000, vec![(4000, 5000)]));
         // Without the option, no blocks.
         let mut plain = Rig::new(TcpConfig::default());
         plain.data(0, ms(0));

@@ -81,7 +81,7 @@
 use rand::Rng;
 use sim_core::{
     AckInfo, CcHeader, Congestion, Controller, Ecn, EcnFeedback, Endpoint, EndpointCtx, Flags,
-    HeaderFamily, Packet, PacketKind, ParamError, Probe, RouteId, SimDuration, SimTime,
+    HeaderFamily, Packet, PacketKind, ParamError, Probe, RouteId, SackBlocks, SimDuration, SimTime,
 };
 
 use super::{Pacer, RttEstimator, Scoreboard, TcpConfig};
@@ -173,14 +173,11 @@ impl WindowSender {
         let mss = u64::from(mss);
         let feedback = cc.ecn_feedback();
         let pacer = cc.paced().then(|| Pacer::new(cfg.pacing));
-        if cfg.sack && (cc.header_family() != HeaderFamily::None || cc.paced()) {
+        if cfg.sack && cc.paced() {
             return Err(ParamError::new(
                 "sack",
-                format!(
-                    "needs a controller that carries no congestion header; this one's packets \
-                     carry the {:?} header, whose echo the SACK option would replace",
-                    cc.header_family()
-                ),
+                "is for ACK-clocked senders; this controller paces its packets at a rate \
+                 (SACK recovery would send past the pacer)",
             ));
         }
         Ok(WindowSender {
@@ -428,7 +425,10 @@ impl WindowSender {
             mss: self.mss as u32,
             ece: pkt.flags.contains(Flags::ECE),
             in_recovery: self.in_recovery,
-            cc: if self.sack { CcHeader::None } else { pkt.cc },
+            cc: match pkt.cc {
+                CcHeader::Sack(_) => CcHeader::None,
+                cc => cc,
+            },
             owd: Some(pkt.sent.saturating_since(pkt.echo)),
             sacked: self.newly_sacked,
         }
@@ -679,10 +679,13 @@ impl Endpoint for WindowSender {
         let in_flight = self.flight();
         if self.sack {
             let una = pkt.ack.max(self.snd_una);
-            self.newly_sacked = match &pkt.cc {
-                CcHeader::Sack(b) => self.scoreboard.update(una, self.snd_max, b.ranges(pkt.ack)),
-                _ => self.scoreboard.update(una, self.snd_max, []),
+            let blocks = match pkt.cc {
+                CcHeader::Sack(b) => b,
+                _ => SackBlocks::from_word(pkt.seq),
             };
+            self.newly_sacked = self
+                .scoreboard
+                .update(una, self.snd_max, blocks.ranges(pkt.ack));
         }
         if pkt.ack > self.snd_una {
             self.on_new_ack(&pkt, in_flight, ctx);
