@@ -262,7 +262,9 @@ impl Controller for Westwood {
             RttSource::Sample => ack.rtt,
             RttSource::Srtt => ack.srtt,
         };
-        if let Some(r) = ack.rtt.or(ack.srtt) {
+        // The sample interval's RTT: the latest RTT sample (Linux
+        // `pkts_acked`), the smoothed RTT until there is one.
+        if let Some(r) = ack.rtt.or(ack.srtt.filter(|_| self.rtt.is_none())) {
             self.rtt = Some(r.as_secs_f64());
         }
         self.close_interval(ack.now);
