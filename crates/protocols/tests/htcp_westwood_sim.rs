@@ -30,6 +30,8 @@ struct Seen {
     /// Each fast-retransmit loss: the window before it and the ssthresh
     /// after it, bytes.
     losses: Vec<(u64, u64)>,
+    /// Each ECN-Echo reduction, likewise.
+    echoes: Vec<(u64, u64)>,
 }
 
 /// A controller wrapper that records what the controller did.
@@ -53,9 +55,11 @@ impl Controller for Watch {
     fn on_congestion(&mut self, now: SimTime, ev: Congestion) {
         let before = self.inner.window();
         self.inner.on_congestion(now, ev);
-        if let Congestion::Loss { .. } = ev {
-            let after = self.inner.ssthresh().unwrap();
-            self.seen.lock().unwrap().losses.push((before, after));
+        let after = self.inner.ssthresh().unwrap();
+        match ev {
+            Congestion::Loss { .. } => self.seen.lock().unwrap().losses.push((before, after)),
+            Congestion::Ecn { .. } => self.seen.lock().unwrap().echoes.push((before, after)),
+            Congestion::Timeout { .. } => {}
         }
         self.note();
     }
@@ -112,7 +116,7 @@ fn run_with(
     let inner = cc.build(MSS).unwrap();
     let seen = Arc::new(Mutex::new(Seen {
         min_window: inner.window(),
-        losses: Vec::new(),
+        ..Seen::default()
     }));
     let ctl = Box::new(Watch {
         inner,
@@ -221,17 +225,39 @@ fn each_controller_behind_an_ecn_marker_loses_nothing_and_keeps_the_link_busy() 
         let (out, seen) = run_with(&cc(kind), 2000, 0.0, 100, Box::new(marker), true);
         let (link, f) = (&out.links[0], &out.flows[0]);
         let u = link.utilisation();
+        let kept: Vec<String> = seen
+            .echoes
+            .iter()
+            .map(|&(w, s)| format!("{:.2}", s as f64 / w as f64))
+            .collect();
         println!(
-            "{kind} + ECN: utilisation {u:.4}, {} reductions, {} marks, smallest window {} B",
+            "{kind} + ECN: utilisation {u:.4}, {} reductions, {} marks, smallest window {} B; \
+             ssthresh / window at each echo: {}",
             f.counters.reductions,
             link.counters.marked[Reason::Threshold as usize].pkts,
-            seen.min_window
+            seen.min_window,
+            kept.join(" ")
         );
         assert_eq!(link.counters.dropped_total().pkts, 0, "{kind}");
         assert_eq!(f.total.retx_pkts, 0, "{kind}");
         assert!(f.counters.reductions > 0, "{kind}");
         assert!(u > 0.97, "{kind}: utilisation {u}");
         assert!(seen.min_window >= u64::from(MSS), "{kind}");
+        assert!(seen.echoes.len() >= 3, "{kind}");
+        for &(w, s) in &seen.echoes[2..] {
+            let kept = s as f64 / w as f64;
+            match kind {
+                // Adaptive backoff, not the clamp: marking at 200 packets
+                // (24 ms of queue) makes RTT_max >= 64 ms, so beta =
+                // RTT_min / RTT_max <= 40/64 = 0.625, and well above 0.5.
+                "htcp" => assert!((0.55..=0.63).contains(&kept), "{kind}: {kept}"),
+                // ssthresh = BWE x RTT_min = the BDP on a full link.
+                _ => {
+                    let r = s as f64 / (CAPACITY as f64 / 8.0 * 0.040);
+                    assert!((0.9..=1.1).contains(&r), "{kind}: {r} BDP");
+                }
+            }
+        }
     }
 }
 
