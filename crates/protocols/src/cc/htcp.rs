@@ -21,8 +21,9 @@
 //!   is then `2 (1 - beta) alpha(Delta)` so that, in the low-speed regime, the
 //!   average throughput matches a standard (beta = 0.5, alpha = 1) TCP's.
 //!   Key `adaptive_backoff` (default true); `false` keeps `beta = beta_min`.
-//! - Throughput switch (Leith, Shorten, Lee 2005's "adaptive reset" test with
-//!   Delta_B = 0.2; Linux `use_bandwidth_switch`, default on, so the key
+//! - Throughput switch (the papers' adaptive-backoff condition on the change
+//!   of the maximum throughput, Delta_B = 0.2, as recalled, not re-checked
+//!   against their text; Linux `use_bandwidth_switch`, default on, so the key
 //!   `use_bandwidth_switch` defaults to true): if the largest throughput
 //!   measured between the last two congestion events differs from the one
 //!   before by more than 20 % (key `bandwidth_switch_threshold`), beta =
@@ -38,8 +39,13 @@
 //!   `HTCP_RTT_REF`), the ratio clamped to [0.1, 2] (Linux's and FreeBSD's
 //!   clamp), so that the increase in packets per second does not depend on
 //!   the RTT; the scaled value is floored at 1 (Linux `if (!factor) factor =
-//!   1`), then multiplied by `2 (1 - beta)`. This is Linux's order; the
-//!   paper's scaling is the same ratio, the floor and clamp are Linux's.
+//!   1`), then multiplied by `2 (1 - beta)`. This is Linux's order and
+//!   Linux's numbers; the papers motivate the RTT_min / RTT_ref scaling (an
+//!   increase per second independent of the RTT), and the reference, clamp
+//!   and floor here are Linux's (FreeBSD's draft-based `cc_htcp` has the
+//!   same 100 ms and [0.1, 2]; it floors after the `2 (1 - beta)` factor).
+//!   INFERRED: where the papers and Linux differ in such details, Linux's
+//!   behaviour is taken, as the brief makes it the reference.
 //! - RTT_min and RTT_max (Linux `measure_rtt`): RTT_min is the smallest RTT
 //!   sample; RTT_max the largest sample outside recovery, raised only by
 //!   samples at most 20 ms above it (Linux's filter against outliers); after

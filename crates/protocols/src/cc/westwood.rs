@@ -27,6 +27,10 @@
 //!   smallest RTT sample, re-learnt from the next sample after a timeout
 //!   (`CA_EVENT_LOSS`; key `reset_rtt_min_on_timeout`, default true).
 //!   `filter_stages = 1, filter_gain = 0.1` is a single EWMA with pole 0.9.
+//!   INFERRED: the defaults are Linux's filter, not a coefficient taken from
+//!   the CCR 2004 paper's text (which this code's author could not re-check;
+//!   the pole-0.9 single EWMA is how it is recalled, so it is one setting
+//!   away).
 //!   The key `rtt_source` chooses RTT_min among the RTT samples (`sample`,
 //!   the papers' and Linux's) or the transport's smoothed RTT (`srtt`).
 //! - RFC 3168 section 6.1.2: ECN-Echo is a congestion signal treated as the
