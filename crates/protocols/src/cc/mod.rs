@@ -12,6 +12,7 @@ pub mod bic;
 pub mod cubic;
 pub mod emkc;
 pub mod highspeed;
+pub mod htcp;
 pub mod jetmax;
 pub mod kelly;
 mod loss_window;
@@ -20,6 +21,7 @@ pub mod newreno;
 pub mod qlb;
 pub mod rcp;
 pub mod scalable;
+pub mod westwood;
 pub mod wtp;
 pub mod xcp;
 
@@ -27,6 +29,7 @@ pub use bic::{Bic, BicConfig};
 pub use cubic::{Cubic, CubicConfig};
 pub use emkc::{EmkcCc, EmkcCcConfig, Reference, SwitchRule};
 pub use highspeed::{HighSpeed, HighSpeedConfig};
+pub use htcp::{Htcp, HtcpConfig};
 pub use jetmax::{JetMaxCc, JetMaxCcConfig, JetMaxSwitch};
 pub use kelly::{KellyCc, KellyCcConfig};
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
@@ -34,6 +37,7 @@ pub use newreno::{NewReno, NewRenoConfig};
 pub use qlb::{QlbCc, QlbCcConfig};
 pub use rcp::{RcpCc, RcpCcConfig};
 pub use scalable::{Scalable, ScalableConfig};
+pub use westwood::{RttSource, Westwood, WestwoodConfig};
 pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
 pub use xcp::{XcpCc, XcpCcConfig};
 
@@ -132,6 +136,12 @@ pub enum CcConfig {
     Bic(BicConfig),
     /// CUBIC (RFC 9438).
     Cubic(CubicConfig),
+    /// H-TCP (Leith, Shorten 2004; Linux tcp_htcp): increase by the time
+    /// since the last congestion event, RTT_min / RTT_max backoff.
+    Htcp(HtcpConfig),
+    /// Westwood+ (Grieco, Mascolo 2004; Linux tcp_westwood): NewReno growth,
+    /// ssthresh = bandwidth estimate x RTT_min after a congestion signal.
+    Westwood(WestwoodConfig),
     /// Seed 003's queue-length-based explicit-rate sender (needs `qlb` links).
     Qlb(QlbCcConfig),
     /// XCP's window sender (needs `xcp` links).
@@ -176,6 +186,8 @@ impl CcConfig {
             CcConfig::Highspeed(_) => "highspeed",
             CcConfig::Bic(_) => "bic",
             CcConfig::Cubic(_) => "cubic",
+            CcConfig::Htcp(_) => "htcp",
+            CcConfig::Westwood(_) => "westwood",
             CcConfig::Qlb(_) => "qlb",
             CcConfig::Xcp(_) => "xcp",
             CcConfig::Rcp(_) => "rcp",
@@ -195,6 +207,8 @@ impl CcConfig {
             CcConfig::Highspeed(c) => c.validate(),
             CcConfig::Bic(c) => c.validate(),
             CcConfig::Cubic(c) => c.validate(),
+            CcConfig::Htcp(c) => c.validate(),
+            CcConfig::Westwood(c) => c.validate(),
             CcConfig::Qlb(c) => c.validate(),
             CcConfig::Xcp(c) => c.validate(),
             CcConfig::Rcp(c) => c.validate(),
@@ -214,6 +228,8 @@ impl CcConfig {
             CcConfig::Highspeed(c) => Box::new(HighSpeed::new(c, mss)?),
             CcConfig::Bic(c) => Box::new(Bic::new(c, mss)?),
             CcConfig::Cubic(c) => Box::new(Cubic::new(c, mss)?),
+            CcConfig::Htcp(c) => Box::new(Htcp::new(c, mss)?),
+            CcConfig::Westwood(c) => Box::new(Westwood::new(c, mss)?),
             CcConfig::Qlb(c) => Box::new(QlbCc::new(c, mss)?),
             CcConfig::Xcp(c) => Box::new(XcpCc::new(c, mss)?),
             CcConfig::Rcp(c) => Box::new(RcpCc::new(c)?),
@@ -255,6 +271,27 @@ mod tests {
         assert_eq!(c.build(1000).unwrap().window(), 4000);
         let c: CcConfig = toml::from_str("kind = \"wtp\"").unwrap();
         assert_eq!(c.validate().unwrap_err().key, "weight");
+    }
+
+    #[test]
+    fn htcp_and_westwood_parse_from_their_kinds() {
+        let c: CcConfig = toml::from_str("kind = \"htcp\"").unwrap();
+        assert_eq!(c, CcConfig::Htcp(HtcpConfig::default()));
+        assert_eq!(c.name(), "htcp");
+        assert!(c.validate().is_ok());
+        assert_eq!(c.build(1500).unwrap().ssthresh(), Some(u64::MAX));
+        let c: CcConfig = toml::from_str("kind = \"westwood\"\ninitial_window = 10").unwrap();
+        assert_eq!(
+            c,
+            CcConfig::Westwood(WestwoodConfig {
+                initial_window: Some(10),
+                ..Default::default()
+            })
+        );
+        assert_eq!(c.name(), "westwood");
+        assert_eq!(c.build(1500).unwrap().window(), 15_000);
+        let c: CcConfig = toml::from_str("kind = \"htcp\"\nbeta_max = 0.3").unwrap();
+        assert_eq!(c.build(1500).err().unwrap().key, "beta_max");
     }
 
     #[test]
