@@ -35,9 +35,15 @@
 //!   sent after it, i.e. at most one reaction per round trip: the smoothed
 //!   delay of packets already queued when the window was cut still shows the
 //!   old queue for about one RTT, and without this the "second indication"
-//!   would follow the first on the next ACK every time. (Linux instead resets
-//!   `owd_min = sowd`, `owd_max = 2 sowd` after each reaction, a step its
-//!   source marks FIXME and the paper does not have.) Key `once_per_rtt`.
+//!   would follow the first on the next ACK every time. That ACK also
+//!   restarts the smoothed delay from its own sample: the EWMA (gain 1/8 per
+//!   ACK) still carries the queue the cut removed for ~8 samples, so without
+//!   the restart the first ACK of post-cut data read as a second indication
+//!   even on an idle path (measured: alone on 100 Mb/s, 40 ms, the halving
+//!   at ~343 segments was followed by the drop to one segment every time).
+//!   (Linux instead resets `owd_min = sowd`, `owd_max = 2 sowd` after each
+//!   reaction, a step its source marks FIXME and the paper does not have.)
+//!   Key `once_per_rtt` (both parts).
 //! INFERRED: the halving also sets `ssthresh` to the halved window (floor
 //!   2 SMSS), so that growth after itt is the paper's additive increase;
 //!   Linux leaves ssthresh alone, so its growth after itt is slow start until
@@ -79,8 +85,15 @@ pub struct TcpLpConfig {
     /// The halving also sets ssthresh (growth after itt is additive); false
     /// leaves ssthresh as Linux does. Default true (INFERRED from the paper).
     pub cut_ssthresh: bool,
-    /// Act on at most one indication per round trip. Default true (INFERRED).
+    /// Act on at most one indication per round trip, and restart the smoothed
+    /// delay from the first ACK of data sent after a reaction. Default true
+    /// (INFERRED).
     pub once_per_rtt: bool,
+    /// Clock tick of the one-way delay samples, seconds (>= 0; 0: exact):
+    /// each sample is rounded down to a whole tick, as the TCP timestamps
+    /// TCP-LP reads. Default 0.001 (Linux `tcp_lp.c` on 1 ms timestamps,
+    /// `TCP_TS_HZ = 1000`).
+    pub owd_resolution: f64,
     /// Initial window, segments (>= 1). Default: RFC 5681's rule by MSS.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_window: Option<u32>,
@@ -99,6 +112,7 @@ impl Default for TcpLpConfig {
             inference_window: 1,
             cut_ssthresh: true,
             once_per_rtt: true,
+            owd_resolution: 0.001,
             initial_window: None,
             initial_ssthresh: None,
         }
@@ -130,6 +144,12 @@ impl TcpLpConfig {
             return Err(ParamError::new(
                 "decrease",
                 format!("{} must be in (0, 1)", self.decrease),
+            ));
+        }
+        if !(self.owd_resolution.is_finite() && self.owd_resolution >= 0.0) {
+            return Err(ParamError::new(
+                "owd_resolution",
+                format!("{} must be >= 0", self.owd_resolution),
             ));
         }
         if self.inference_window == 0 {
@@ -168,6 +188,8 @@ pub struct TcpLp {
     acked_total: u64,
     /// `snd_max` at the last reaction: indications wait for an ACK above it.
     guard: u64,
+    /// The smoothed delay restarts at the first ACK above `guard`.
+    restart: bool,
     /// What the last ACK did.
     last: LpReaction,
 }
@@ -187,6 +209,7 @@ impl TcpLp {
             last_cut: None,
             acked_total: 0,
             guard: 0,
+            restart: false,
             last: LpReaction::None,
         })
     }
@@ -219,8 +242,14 @@ impl TcpLp {
             .is_some_and(|t| now.saturating_since(t).as_secs_f64() < self.cfg.itt_rtts * self.rtt)
     }
 
-    /// Record a one-way delay sample, seconds.
+    /// Record a one-way delay sample, seconds (before the clock's rounding).
     fn sample(&mut self, owd: f64) {
+        let res = self.cfg.owd_resolution;
+        let owd = if res > 0.0 {
+            (owd / res).floor() * res
+        } else {
+            owd
+        };
         self.d_min = self.d_min.min(owd);
         self.d_max = self.d_max.max(owd);
         let g = self.cfg.owd_gain;
@@ -239,12 +268,16 @@ impl Controller for TcpLp {
         if let Some(r) = ack.rtt {
             self.rtt = r.as_secs_f64();
         }
+        let armed = !self.cfg.once_per_rtt || self.acked_total > self.guard;
+        if armed && self.restart {
+            self.restart = false;
+            self.sowd = None;
+        }
         if let Some(owd) = ack.owd {
             self.sample(owd.as_secs_f64());
         }
         let within = self.within_inference(ack.now);
         let indication = matches!((self.sowd, self.threshold()), (Some(s), Some(th)) if s > th);
-        let armed = !self.cfg.once_per_rtt || self.acked_total > self.guard;
         if indication && armed && !ack.in_recovery {
             let mss = self.w.mss as f64;
             if within {
@@ -259,6 +292,7 @@ impl Controller for TcpLp {
             }
             self.last_cut = Some(ack.now);
             self.guard = snd_max;
+            self.restart = self.cfg.once_per_rtt;
             return;
         }
         if within {
@@ -277,6 +311,7 @@ impl Controller for TcpLp {
         | Congestion::Ecn { in_flight }
         | Congestion::Timeout { in_flight }) = ev;
         self.guard = self.acked_total + in_flight;
+        self.restart = self.cfg.once_per_rtt;
         let ssthresh = (in_flight / 2).max(2 * self.w.mss);
         self.w.cut(ssthresh, ev);
     }
@@ -307,6 +342,7 @@ mod tests {
         let cfg = TcpLpConfig {
             initial_window: Some(iw),
             initial_ssthresh: Some(1),
+            owd_resolution: 0.0,
             ..Default::default()
         };
         TcpLp::new(&cfg, MSS).unwrap()
@@ -403,6 +439,17 @@ mod tests {
     }
 
     #[test]
+    fn samples_are_rounded_down_to_the_timestamp_tick() {
+        let mut c = TcpLp::new(&TcpLpConfig::default(), MSS).unwrap();
+        c.sample(0.020_123);
+        c.sample(0.020_999);
+        // Both read 20 ms on a 1 ms clock: no range, no indication.
+        assert_eq!((c.d_min, c.d_max), (0.020, 0.020));
+        c.sample(0.021_5);
+        assert_eq!(c.d_max, 0.021);
+    }
+
+    #[test]
     fn losses_are_new_reno() {
         let mut c = lp(100);
         c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 100_000 });
@@ -426,6 +473,7 @@ mod tests {
     fn without_cut_ssthresh_the_halving_leaves_slow_start_on() {
         let cfg = TcpLpConfig {
             cut_ssthresh: false,
+            owd_resolution: 0.0,
             initial_window: Some(100),
             ..Default::default()
         };

@@ -60,11 +60,16 @@
 //!   ns-2's guard against a second reduction for a segment sent before the
 //!   last one (`t_cwnd_changed_ < sendTime`) is the transport's NewReno
 //!   `recover` here.
-//! INFERRED: `Expected = cwnd / BaseRTT` as the paper writes it ("the size
-//!   of the current congestion window"); ns-2 uses the data outstanding after
-//!   the ACK (`t_seqno_ - last_ack_`), one segment short of the window on each
-//!   one-segment ACK of a window-limited sender, which would put Vegas'
-//!   equilibrium one segment of queue above the paper's.
+//! INFERRED: `Expected = WindowSize / BaseRTT` with WindowSize the data in
+//!   flight when the round's last ACK arrived (before it is removed): the
+//!   paper's WindowSize is the congestion window "which we assume ... to be
+//!   equal to the number of bytes in transit". Not the fractional cwnd: the
+//!   transport sends whole segments, so `cwnd - sent` would carry cwnd's
+//!   fraction (up to 0.99 segment, rounded to 1 = alpha) and hold an idle
+//!   path's window (measured: stuck at 42.99 segments, 13 % of a 333-segment
+//!   pipe, queue 0). Not ns-2's `t_seqno_ - last_ack_` after the ACK either,
+//!   one segment short of the window on each one-segment ACK, which puts the
+//!   equilibrium one segment of queue above `[alpha, beta]`.
 //! INFERRED: rounds do not decide during loss recovery; every ACK in recovery
 //!   restarts the round, so the first decision after recovery uses RTTs of
 //!   data sent after it (ns-2 decides on partial ACKs and then overwrites cwnd
@@ -201,11 +206,11 @@ impl VegasConfig {
 }
 
 /// Vegas' Diff in segments, unrounded: `(Expected - Actual) * BaseRTT` with
-/// `Expected = cwnd / base` and `Actual = sent / rtt` (segments, seconds).
-/// With `cwnd = sent = W` it is `W (1 - base / rtt)`: the flow's segments
+/// `Expected = window / base` and `Actual = sent / rtt` (segments, seconds).
+/// With `window = sent = W` it is `W (1 - base / rtt)`: the flow's segments
 /// queued when the extra delay `rtt - base` is queueing.
-pub fn diff(cwnd: f64, sent: f64, base: f64, rtt: f64) -> f64 {
-    (cwnd / base - sent / rtt) * base
+pub fn diff(window: f64, sent: f64, base: f64, rtt: f64) -> f64 {
+    (window / base - sent / rtt) * base
 }
 
 /// What a round's decision asks of the round's ACKs.
@@ -392,7 +397,8 @@ impl Controller for Vegas {
                     self.base_rtt = Some(rtt);
                 }
                 let base = self.base_rtt.unwrap_or(rtt);
-                let delta = (diff(self.w.segments(), sent, base, rtt) + 0.5).floor();
+                let window = ack.in_flight as f64 / mss;
+                let delta = (diff(window, sent, base, rtt) + 0.5).floor();
                 let d = self.decide(delta);
                 self.last = Some((delta, d));
             }
