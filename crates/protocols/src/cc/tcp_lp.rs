@@ -50,6 +50,17 @@
 //!   the first loss. Key `cut_ssthresh` (false: Linux). The drop to one
 //!   segment leaves ssthresh as it is (growth after itt is slow start back to
 //!   it).
+//! INFERRED: delay samples are floored to a 1 ms clock tick (key
+//!   `owd_resolution`), the TCP timestamp clock TCP-LP reads (Linux:
+//!   `TCP_TS_HZ = 1000`; the paper reads RFC 7323 timestamps). With exact
+//!   delays, the 120 us a packet waits behind its twin in a two-packet burst
+//!   on an otherwise idle 100 Mb/s path was the whole d_max - d_min range,
+//!   so the flow's own ACK-clock bursts were indications and it stayed at 1-2
+//!   segments (measured 0.5 % utilisation alone).
+//! Alone on an idle path TCP-LP never sees more than its own ~1 ms of queue,
+//!   so it halves just above the pipe and climbs back one segment per RTT:
+//!   ~0.76 of a 100 Mb/s, 40 ms path (the sawtooth's closed form), not full
+//!   use; with a d_max learned from other traffic it halves higher up.
 //! INFERRED: no indication is acted on during loss recovery (the loss
 //!   already cut the window; the delay samples are still recorded).
 //! INFERRED: the delay statistics use only ACKs of new data (Linux's
