@@ -46,10 +46,13 @@ impl LinkAlgorithm for Dropper {
     }
 }
 
+/// Loss-recovery episodes: entry time and, once over, exit time.
+type Episodes = Vec<(SimTime, Option<SimTime>)>;
+
 /// The sender, logging when it enters and leaves loss recovery.
 struct Recorder {
     inner: WindowSender,
-    episodes: Arc<Mutex<Vec<(SimTime, Option<SimTime>)>>>,
+    episodes: Arc<Mutex<Episodes>>,
 }
 
 impl Recorder {
@@ -95,7 +98,7 @@ impl Endpoint for Recorder {
 struct Outcome {
     out: RunOutput,
     retx: Vec<u64>,
-    episodes: Vec<(SimTime, Option<SimTime>)>,
+    episodes: Episodes,
 }
 
 fn run(tcp: &TcpConfig, iw: u32, drop: BTreeSet<u64>, secs: u64) -> Outcome {

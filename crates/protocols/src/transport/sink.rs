@@ -489,7 +489,7 @@ mod tests {
             sack: true,
             ..TcpConfig::default()
         });
-        let mut ack = |r: &mut Rig, seq| {
+        let ack = |r: &mut Rig, seq| {
             let out = r.data(seq, ms(0));
             assert_eq!(out.len(), 1);
             (out[0].ack, blocks(&out[0]))
@@ -530,7 +530,7 @@ mod tests {
             hops: 1,
             congested: false,
         });
-        let mut ack = |r: &mut Rig, seq| {
+        let ack = |r: &mut Rig, seq| {
             let mut p = Packet::new(
                 Default::default(),
                 RouteId(0),
