@@ -37,7 +37,9 @@ pub fn section(resolved: &Resolved, m: &Metrics<'_>) -> Option<String> {
         let demand = match &g.cfg.traffic {
             TrafficConfig::Bulk {} => f64::INFINITY,
             TrafficConfig::Cbr { rate } | TrafficConfig::PoissonPackets { rate } => rate.bps_f64(),
-            TrafficConfig::Finite { .. } | TrafficConfig::PoissonArrivals { .. } => {
+            TrafficConfig::Finite { .. }
+            | TrafficConfig::PoissonArrivals { .. }
+            | TrafficConfig::Web(_) => {
                 left_out.push(g.cfg.name.clone());
                 continue;
             }

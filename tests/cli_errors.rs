@@ -219,6 +219,35 @@ fn newreno_rejects_a_zero_initial_window() {
 }
 
 #[test]
+fn sack_is_refused_to_a_rate_paced_controller() {
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "cc = { kind = \"rcp\" }\ntcp = { sack = true }",
+        ),
+        &["flows[0].tcp.sack", "paces"],
+    );
+}
+
+#[test]
+fn web_traffic_names_a_bad_distribution_and_an_oversized_population() {
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "cc = { kind = \"new_reno\" }\ntraffic = { kind = \"web\", objects = { dist = \"uniform\", min = 3, max = 1 } }",
+        ),
+        &["flows[0].traffic.objects.max", "line"],
+    );
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "cc = { kind = \"new_reno\" }\ntraffic = { kind = \"web\", sessions = 900000 }",
+        ),
+        &["flows[0].traffic.sessions", "at most 1000000"],
+    );
+}
+
+#[test]
 fn a_pacing_jitter_outside_zero_one_is_rejected() {
     assert_error(
         &with(

@@ -14,7 +14,8 @@ use sim_core::{
 
 use protocols::link::LinkBuildCtx;
 use protocols::traffic::{
-    DurationDist, PacketProcess, SizeDist, TrafficConfig, UdpSink, UdpSource,
+    DurationDist, PacketProcess, SizeDist, TrafficConfig, UdpSink, UdpSource, WebConfig,
+    WebSchedule,
 };
 
 use crate::error::ScenarioError;
@@ -231,7 +232,12 @@ impl Resolved {
         let fixed: usize = self
             .groups
             .iter()
-            .filter(|g| !matches!(g.cfg.traffic, TrafficConfig::PoissonArrivals { .. }))
+            .filter(|g| {
+                !matches!(
+                    g.cfg.traffic,
+                    TrafficConfig::PoissonArrivals { .. } | TrafficConfig::Web(_)
+                )
+            })
             .map(|g| g.routes.len())
             .sum();
         sim.reserve(self.graph.links.len(), 2 * fixed, fixed);
@@ -288,6 +294,24 @@ impl Resolved {
                     start: SimTime::ZERO + cfg.start,
                     stop,
                     started: false,
+                };
+                sim.add_group(gid, Box::new(factory));
+                continue;
+            }
+            if let TrafficConfig::Web(web) = &cfg.traffic {
+                let routes = g
+                    .routes
+                    .iter()
+                    .map(|(f, r)| (route_of(&mut sim, f), route_of(&mut sim, r)))
+                    .collect();
+                let factory = WebFactory {
+                    group: gid,
+                    cfg: cfg.clone(),
+                    web: web.clone(),
+                    routes,
+                    start: SimTime::ZERO + cfg.start,
+                    stop,
+                    schedule: None,
                 };
                 sim.add_group(gid, Box::new(factory));
                 continue;
@@ -354,6 +378,58 @@ fn make_endpoints(
             // `resolve_group` rejects a per-packet distribution for transports.
             let mss = mss.expect("a transport flow has one packet size");
             crate::transports::tcp_endpoints(cfg, mss, size)
+        }
+    }
+}
+
+/// Creates the object transfers of a group's web sessions.
+struct WebFactory {
+    group: GroupId,
+    cfg: FlowGroupConfig,
+    web: WebConfig,
+    /// The group's host pairs, session `k` on pair `k mod len`.
+    routes: Vec<(RouteId, RouteId)>,
+    start: SimTime,
+    /// No object requested at or after it.
+    stop: Option<SimTime>,
+    /// The sessions, drawn at the first call (from the group's stream).
+    schedule: Option<WebSchedule>,
+}
+
+impl FlowFactory for WebFactory {
+    fn next_arrival(&mut self, _now: SimTime, rng: &mut SimRng) -> Option<SimTime> {
+        let (web, start) = (&self.web, self.start);
+        let t = self
+            .schedule
+            .get_or_insert_with(|| WebSchedule::new(web, start, rng))
+            .peek()?;
+        match self.stop {
+            Some(s) if t >= s => None,
+            _ => Some(t),
+        }
+    }
+
+    /// Draws, in order: the object's size and its session's next request,
+    /// then the packet size and the extra delay (each only for a range).
+    fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec {
+        let schedule = self
+            .schedule
+            .as_mut()
+            .expect("next_arrival drew the sessions");
+        let (_, obj) = schedule.pop(rng).expect("an object is due");
+        let (fwd, rev) = self.routes[obj.session as usize % self.routes.len()];
+        let mss = self.cfg.packet_size.draw(rng).map(|b| b.get() as u32);
+        let host_delay = self.cfg.extra_delay.draw(rng);
+        let (sender, receiver) = make_endpoints(&self.cfg, mss, Some(obj.size));
+        FlowSpec {
+            group: self.group,
+            sender,
+            receiver,
+            fwd,
+            rev,
+            start: now,
+            stop: None,
+            host_delay,
         }
     }
 }

@@ -133,6 +133,25 @@ pub(crate) fn check_arrivals(
     at: &str,
 ) -> Result<(), ScenarioError> {
     let run_end = sc.run.duration;
+    if let TrafficConfig::Web(web) = &g.traffic {
+        let end = g.stop.map_or(run_end, |s| s.min(run_end));
+        let secs = end.as_secs_f64() - g.start.as_secs_f64();
+        let expected = web.expected_objects(secs);
+        check_population(web.sessions, format!("{at}.traffic.sessions"))?;
+        if expected > f64::from(MAX_COUNT) {
+            return Err(err(
+                format!("{at}.traffic.sessions"),
+                format!(
+                    "{} sessions request {} objects on average over the group's {} s, each \
+                     a flow; at most {MAX_COUNT}: fewer sessions, fewer or longer-spaced \
+                     pages, or a shorter run",
+                    web.sessions,
+                    sim_core::fmt_num(expected.round()),
+                    sim_core::fmt_num(secs),
+                ),
+            ));
+        }
+    }
     if let TrafficConfig::PoissonArrivals { rate, count, .. } = &g.traffic {
         // Each arrival is a flow with its own state: bound the population the
         // way `count` is bounded for a fixed group.

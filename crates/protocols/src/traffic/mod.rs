@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 use sim_core::{check_range, Bytes, ParamError, Rate, SimDuration, SimRng};
 
 pub mod udp;
+pub mod web;
 
 pub use udp::{PacketProcess, UdpSink, UdpSource};
+pub use web::{CountDist, WebConfig, WebObject, WebSchedule};
 
 /// A size distribution: the flow sizes of an arrival process (`traffic.size`),
 /// or the packet sizes of a non-adaptive packet source (the group's
@@ -336,6 +338,9 @@ pub enum TrafficConfig {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         count: Option<u32>,
     },
+    /// Web sessions of pages of objects ([`WebConfig`]), each object its
+    /// own transfer (a flow of the group) from `from` to `to`.
+    Web(WebConfig),
     /// Constant-bit-rate packets that ignore congestion (UDP-like).
     Cbr {
         /// Sending rate.
@@ -363,6 +368,7 @@ impl TrafficConfig {
             TrafficConfig::Bulk {} => "bulk",
             TrafficConfig::Finite { .. } => "finite",
             TrafficConfig::PoissonArrivals { .. } => "poisson_arrivals",
+            TrafficConfig::Web(_) => "web",
             TrafficConfig::Cbr { .. } => "cbr",
             TrafficConfig::PoissonPackets { .. } => "poisson_packets",
         }
@@ -415,6 +421,7 @@ impl TrafficConfig {
                     )),
                 }
             }
+            TrafficConfig::Web(w) => w.validate(),
             TrafficConfig::Cbr { rate } | TrafficConfig::PoissonPackets { rate } => {
                 if rate.bps() == 0 {
                     Err(ParamError::new("rate", "must be > 0 bps"))

@@ -1,0 +1,371 @@
+//! Web traffic: sessions of pages of objects, each object a TCP transfer.
+//!
+//! Provenance:
+//! - The session / page / object structure and its open-loop timing are those
+//!   of ns-2's web traffic generator (`PagePool/WebTraf`, after Feldmann et
+//!   al., "Dynamics of IP traffic: a study of the role of variability and the
+//!   impact of control", SIGCOMM 1999): a session requests a number of pages,
+//!   consecutive page requests separated by an inter-page time; a page is a
+//!   number of objects, consecutive object requests separated by an
+//!   inter-object time; each object is sent by its own new TCP connection
+//!   from the server to the client.
+//! - The defaults are Zhang (2008) E7.8's: pages per session U[10, 2000],
+//!   inter-page time Exp(1 s), objects per page U[1, 5], inter-object time
+//!   Exp(0.01 s), object sizes Pareto with mean 10 KB and shape 1.2.
+//!
+//! INFERRED: the inter-page time runs from a page's last object request to
+//! the next page's first, whether or not the page has arrived (ns-2's
+//! generator does not wait for the transfers either; it times pages from
+//! their first request, which lets a slow page overlap the next: with the
+//! default gaps, 10 ms between objects against 1 s between pages, the two
+//! differ by about 2 % of a session's length); a session's first page comes
+//! one inter-page time after the session starts. Sessions start together at the
+//! group's start, or, with `session_rate`, as a Poisson process from it.
+//! Every object is a fresh connection (slow start from the initial window);
+//! persistent connections, which carry a session's objects one after another
+//! on one connection, are not built yet.
+//! Each object is a flow of its group: its start, completion time and counters
+//! are a row of the flows table, so per-object completion times come out
+//! with the other flows.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use serde::{Deserialize, Serialize};
+use sim_core::{check_range, Bytes, ParamError, SimDuration, SimRng, SimTime};
+
+use super::{DurationDist, SizeDist};
+
+/// A distribution of counts (pages per session, objects per page).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
+pub enum CountDist {
+    /// Always `n`.
+    Fixed {
+        /// The count (>= 1).
+        n: u32,
+    },
+    /// Uniform on the integers `[min, max]`.
+    Uniform {
+        /// Smallest count (>= 1).
+        min: u32,
+        /// Largest count (>= min).
+        max: u32,
+    },
+}
+
+impl CountDist {
+    /// Check parameters.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            CountDist::Fixed { n: 0 } => Err(ParamError::new("n", "must be >= 1")),
+            CountDist::Uniform { min: 0, .. } => Err(ParamError::new("min", "must be >= 1")),
+            CountDist::Uniform { min, max } if max < min => Err(ParamError::new(
+                "max",
+                format!("{max} is below min ({min}); allowed: min <= max"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The mean count.
+    pub fn mean(&self) -> f64 {
+        match self {
+            CountDist::Fixed { n } => f64::from(*n),
+            CountDist::Uniform { min, max } => (f64::from(*min) + f64::from(*max)) / 2.0,
+        }
+    }
+
+    /// Draw one count.
+    pub fn sample(&self, rng: &mut SimRng) -> u32 {
+        use rand::Rng;
+        match self {
+            CountDist::Fixed { n } => *n,
+            CountDist::Uniform { min, max } => rng.random_range(*min..=*max),
+        }
+    }
+}
+
+/// The web traffic model of a flow group (`traffic = { kind = "web", ... }`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WebConfig {
+    /// Number of sessions (>= 1). Default 1. Session `k` runs between the
+    /// group's `k mod count`-th pair of hosts (`from` is the server).
+    pub sessions: u32,
+    /// Sessions per second arriving as a Poisson process from the group's
+    /// start; default: all sessions start at the group's start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_rate: Option<f64>,
+    /// Pages per session. Default U[10, 2000] (Zhang 2008, E7.8).
+    pub pages: CountDist,
+    /// Time between consecutive page requests of a session. Default Exp(1 s).
+    pub inter_page: DurationDist,
+    /// Objects per page. Default U[1, 5].
+    pub objects: CountDist,
+    /// Time between consecutive object requests of a page. Default Exp(10 ms).
+    pub inter_object: DurationDist,
+    /// Object sizes. Default Pareto, mean 10 KB (10 000 B), shape 1.2.
+    pub object_size: SizeDist,
+}
+
+impl Default for WebConfig {
+    fn default() -> Self {
+        WebConfig {
+            sessions: 1,
+            session_rate: None,
+            pages: CountDist::Uniform { min: 10, max: 2000 },
+            inter_page: DurationDist::Exponential {
+                mean: SimDuration::from_secs(1),
+            },
+            objects: CountDist::Uniform { min: 1, max: 5 },
+            inter_object: DurationDist::Exponential {
+                mean: SimDuration::from_millis(10),
+            },
+            object_size: SizeDist::Pareto {
+                mean: Bytes::new(10_000),
+                shape: 1.2,
+            },
+        }
+    }
+}
+
+impl WebConfig {
+    /// Check parameters (keys relative to the `traffic` table).
+    pub fn validate(&self) -> Result<(), ParamError> {
+        if self.sessions == 0 {
+            return Err(ParamError::new("sessions", "must be >= 1"));
+        }
+        if let Some(r) = self.session_rate {
+            check_range("session_rate", r, f64::MIN_POSITIVE, 1e9)?;
+        }
+        self.pages.validate().map_err(|e| e.prefixed("pages"))?;
+        self.inter_page
+            .validate()
+            .map_err(|e| e.prefixed("inter_page"))?;
+        self.objects.validate().map_err(|e| e.prefixed("objects"))?;
+        self.inter_object
+            .validate()
+            .map_err(|e| e.prefixed("inter_object"))?;
+        self.object_size
+            .validate()
+            .map_err(|e| e.prefixed("object_size"))
+    }
+
+    /// Expected number of objects requested within `secs` seconds of the
+    /// group's start (each session's pages capped by the time available),
+    /// for bounding the flow population before a run.
+    pub fn expected_objects(&self, secs: f64) -> f64 {
+        let per_page = self.inter_page.mean().as_secs_f64();
+        let pages = if per_page > 0.0 {
+            self.pages.mean().min(secs / per_page + 1.0)
+        } else {
+            self.pages.mean()
+        };
+        f64::from(self.sessions) * pages * self.objects.mean()
+    }
+}
+
+/// Where a session stands.
+#[derive(Clone, Debug)]
+struct Session {
+    /// Pages still to start after the current one.
+    pages_left: u32,
+    /// Objects of the current page still to request.
+    objects_left: u32,
+}
+
+/// The object requests of a web group, in time order: a heap of each live
+/// session's next request.
+#[derive(Debug)]
+pub struct WebSchedule {
+    cfg: WebConfig,
+    sessions: Vec<Session>,
+    /// `(time of the session's next object request, session)`.
+    next: BinaryHeap<Reverse<(SimTime, u32)>>,
+}
+
+/// One object request: the session it belongs to and its size in bytes.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct WebObject {
+    /// The session (0-based).
+    pub session: u32,
+    /// Object size, bytes (>= 1).
+    pub size: u64,
+}
+
+impl WebSchedule {
+    /// The sessions of `cfg` starting at `start` (draws their start times,
+    /// page counts and first page times from `rng`).
+    pub fn new(cfg: &WebConfig, start: SimTime, rng: &mut SimRng) -> Self {
+        use rand::Rng;
+        let mut s = WebSchedule {
+            cfg: cfg.clone(),
+            sessions: Vec::with_capacity(cfg.sessions as usize),
+            next: BinaryHeap::with_capacity(cfg.sessions as usize),
+        };
+        let mut at = start;
+        for k in 0..cfg.sessions {
+            if let Some(rate) = cfg.session_rate {
+                let u: f64 = rng.random();
+                at = at.saturating_add(SimDuration::from_secs_f64(-(1.0 - u).ln() / rate));
+            }
+            let pages = cfg.pages.sample(rng);
+            let first = at.saturating_add(cfg.inter_page.sample(rng));
+            s.sessions.push(Session {
+                pages_left: pages - 1,
+                objects_left: cfg.objects.sample(rng),
+            });
+            s.next.push(Reverse((first, k)));
+        }
+        s
+    }
+
+    /// Time of the next object request, if any.
+    pub fn peek(&self) -> Option<SimTime> {
+        self.next.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// Take the next object request (due at [`WebSchedule::peek`]): draw its
+    /// size, then schedule the session's following request.
+    pub fn pop(&mut self, rng: &mut SimRng) -> Option<(SimTime, WebObject)> {
+        let Reverse((at, k)) = self.next.pop()?;
+        let size = self.cfg.object_size.sample(rng);
+        let s = &mut self.sessions[k as usize];
+        s.objects_left -= 1;
+        let following = if s.objects_left > 0 {
+            Some(at.saturating_add(self.cfg.inter_object.sample(rng)))
+        } else if s.pages_left > 0 {
+            s.pages_left -= 1;
+            s.objects_left = self.cfg.objects.sample(rng);
+            // The next page: an inter-page time after this page's last request.
+            Some(at.saturating_add(self.cfg.inter_page.sample(rng)))
+        } else {
+            None
+        };
+        if let Some(t) = following {
+            self.next.push(Reverse((t, k)));
+        }
+        Some((at, WebObject { session: k, size }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::{stream, StreamKind};
+
+    fn rng() -> SimRng {
+        stream(5, 0, StreamKind::Group, 0)
+    }
+
+    #[test]
+    fn defaults_are_zhang_e7_8_and_parse_from_an_empty_table() {
+        let c: WebConfig = toml::from_str("").unwrap();
+        assert_eq!(c, WebConfig::default());
+        assert_eq!(c.pages.mean(), 1005.0);
+        assert_eq!(c.objects.mean(), 3.0);
+        assert_eq!(c.object_size.mean(), 10_000.0);
+        assert!(c.validate().is_ok());
+        let c: WebConfig = toml::from_str(
+            "sessions = 4\npages = { dist = \"fixed\", n = 2 }\n\
+             inter_page = { dist = \"fixed\", duration = \"2s\" }",
+        )
+        .unwrap();
+        assert_eq!(c.sessions, 4);
+        assert!(toml::from_str::<WebConfig>("think = \"1s\"").is_err());
+    }
+
+    #[test]
+    fn bad_parameters_name_their_key() {
+        let bad = |t: &str| {
+            toml::from_str::<WebConfig>(t)
+                .unwrap()
+                .validate()
+                .unwrap_err()
+                .key
+        };
+        assert_eq!(bad("sessions = 0"), "sessions");
+        assert_eq!(bad("session_rate = 0.0"), "session_rate");
+        assert_eq!(
+            bad("pages = { dist = \"uniform\", min = 5, max = 2 }"),
+            "pages.max"
+        );
+        assert_eq!(bad("objects = { dist = \"fixed\", n = 0 }"), "objects.n");
+        assert_eq!(
+            bad("object_size = { dist = \"pareto\", mean = \"10KB\", shape = 1.0 }"),
+            "object_size.shape"
+        );
+    }
+
+    /// A fixed schedule: every time and count known in advance.
+    #[test]
+    fn a_deterministic_session_requests_its_pages_and_objects_on_time() {
+        let c = WebConfig {
+            sessions: 2,
+            pages: CountDist::Fixed { n: 3 },
+            inter_page: DurationDist::Fixed {
+                duration: SimDuration::from_secs(1),
+            },
+            objects: CountDist::Fixed { n: 2 },
+            inter_object: DurationDist::Fixed {
+                duration: SimDuration::from_millis(10),
+            },
+            object_size: SizeDist::Fixed {
+                size: Bytes::new(5000),
+            },
+            ..WebConfig::default()
+        };
+        let mut r = rng();
+        let mut s = WebSchedule::new(&c, SimTime::ZERO, &mut r);
+        let mut got = Vec::new();
+        while let Some((t, o)) = s.pop(&mut r) {
+            got.push((t.as_secs_f64(), o.session, o.size));
+        }
+        // 2 sessions x 3 pages x 2 objects: pages 1 s after the previous
+        // page's last request (at 1, 2.01, 3.02 s), objects 10 ms apart.
+        assert_eq!(got.len(), 12);
+        let times: Vec<f64> = got.iter().step_by(2).map(|g| g.0).collect();
+        for (i, t) in [1.0, 1.01, 2.01, 2.02, 3.02, 3.03].iter().enumerate() {
+            assert!((times[i] - t).abs() < 1e-9, "{got:?}");
+        }
+        assert!(got.windows(2).all(|w| w[0].0 <= w[1].0), "time order");
+        assert!(got.iter().all(|g| g.2 == 5000));
+        assert_eq!(got.iter().filter(|g| g.1 == 0).count(), 6);
+    }
+
+    /// The default model's means: objects per page 3, object size 10 KB,
+    /// inter-page gap 1 s, measured over many draws.
+    #[test]
+    fn the_default_model_has_its_stated_means() {
+        let c = WebConfig {
+            sessions: 200,
+            pages: CountDist::Fixed { n: 50 },
+            ..WebConfig::default()
+        };
+        let mut r = rng();
+        let mut s = WebSchedule::new(&c, SimTime::ZERO, &mut r);
+        let mut n = 0u64;
+        let mut bytes = 0f64;
+        let mut last_time = 0.0f64;
+        while let Some((t, o)) = s.pop(&mut r) {
+            n += 1;
+            bytes += o.size as f64;
+            last_time = last_time.max(t.as_secs_f64());
+        }
+        // 200 sessions x 50 pages x 3 objects on average = 30 000; the
+        // count's standard deviation is sqrt(10 000 x 2) = 141 (U[1, 5] has
+        // variance 2): 5 SD.
+        assert!((n as f64 - 30_000.0).abs() < 5.0 * 141.0, "{n}");
+        // Pareto 1.2 has infinite variance: only a loose check of the mean
+        // (the sample mean of a heavy tail is usually below it).
+        let mean = bytes / n as f64;
+        assert!(mean > 6_000.0 && mean < 20_000.0, "{mean}");
+        // 50 pages at 1 s mean each: sessions last ~50 s; the last of 200
+        // is within 50 + 5 x sqrt(50) s.
+        assert!(
+            last_time > 40.0 && last_time < 50.0 + 5.0 * 50f64.sqrt(),
+            "{last_time}"
+        );
+    }
+}
