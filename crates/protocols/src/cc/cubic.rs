@@ -625,4 +625,52 @@ mod tests {
         );
         assert!(toml::from_str::<CcConfig>("kind = \"cubic\"\nhystart = true").is_err());
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+        /// RFC 9438 section 4.2: after a loss from W_max the window follows
+        /// W_cubic(t) = C (t - K)^3 + W_max, K = cbrt(W_max (1 - beta) / C),
+        /// for any W_max, beta and C: from beta W_max at t = 0 through W_max
+        /// at t = K and beyond. The transport's window tracks the target
+        /// W_cubic(t + RTT) one RTT ahead, ACK by ACK, so it sits between
+        /// W_cubic(t) and W_cubic(t + RTT): checked at five instants with
+        /// one segment of slack for the per-ACK rounding.
+        #[test]
+        fn the_window_follows_the_cubic_through_w_max_at_k(
+            w_max in 20u32..3000,
+            beta in 0.5f64..0.9,
+            c in 0.1f64..1.0,
+            rtt_ms in 10u64..200,
+        ) {
+            let cfg = CubicConfig {
+                c,
+                beta,
+                reno_friendly: false,
+                fast_convergence: false,
+                ..Default::default()
+            };
+            let mut cc = cubic(cfg.clone(), w_max);
+            loss_at(&mut cc);
+            let w0 = cc.segments();
+            proptest::prop_assert!((w0 - (beta * f64::from(w_max)).max(2.0)).abs() <= 1.0);
+            let rtt = SimDuration::from_millis(rtt_ms);
+            let t0 = SimTime::from_secs_f64(1.0);
+            let wm = f64::from(w_max);
+            let k = cfg.k(wm, w0);
+            let r = rtt.as_secs_f64();
+            let mut now = t0;
+            for frac in [0.25, 0.5, 1.0, 1.25, 1.5] {
+                let t = k * frac;
+                now = drive(&mut cc, now, t0 + SimDuration::from_secs_f64(t), rtt);
+                let w = cc.segments();
+                let lo = cfg.w_cubic(t - r, k, wm).min(cfg.w_cubic(t, k, wm));
+                let hi = cfg.w_cubic(t + r, k, wm);
+                proptest::prop_assert!(
+                    w >= lo - 1.0 && w <= hi + 1.0,
+                    "t = {t:.3} s (K = {k:.3}): cwnd {w:.2} outside [{lo:.2}, {hi:.2}]"
+                );
+            }
+        }
+    }
 }
