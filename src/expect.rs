@@ -348,6 +348,7 @@ mod tests {
             flows: vec![flow(0, 0, a), flow(1, 1, b)],
             links: Vec::new(),
             series: Vec::new(),
+            objects: Vec::new(),
             overload: None,
             closed_flows: 0,
         }

@@ -11,7 +11,9 @@
 //! - Object completion time under slow start (RFC 5681 section 3.1): an
 //!   object of 10 segments with an initial window of 4 (RFC 5681's rule for
 //!   1000-B segments) and one ACK per segment takes two round trips (4, then
-//!   the 6 left within a window of 8) plus the segments' transmission times.
+//!   the 6 left within a window of 8) plus the segments' transmission times;
+//!   on a persistent connection the window the first object opened (14
+//!   segments) carries every later one in one round trip.
 //!
 //! Statistics as in tests/queueing.rs: independent replications, the
 //! Student-t interval of their means at 99.9 %, and a bound on its half-width
@@ -24,9 +26,13 @@ use topology::Resolved;
 
 const LEVEL: f64 = 0.999;
 
-/// Two hosts `a -> b` on 1 Gb/s, 10 ms one way; sessions of `sessions`
+/// Two hosts `a -> b` on 1 Gb/s, 10 ms one way; `sessions` sessions of
 /// pages that never end within the run, objects sized by `size`.
 fn scenario(sessions: u32, size: &str, reps: u32, secs: f64) -> String {
+    web_scenario(sessions, &format!("object_size = {size}"), reps, secs)
+}
+
+fn web_scenario(sessions: u32, keys: &str, reps: u32, secs: f64) -> String {
     format!(
         r#"
 name = "web"
@@ -58,7 +64,7 @@ tcp = {{ min_rto = "1s" }}
 kind = "web"
 sessions = {sessions}
 pages = {{ dist = "fixed", n = 1000000 }}
-object_size = {size}
+{keys}
 "#
     )
 }
@@ -161,4 +167,60 @@ fn every_ten_segment_object_takes_two_round_trips() {
     println!("{} objects: FCT {min:.6} .. {max:.6} s", fcts.len());
     assert!(min >= 2.0 * rtt, "{min}");
     assert!(max <= 2.0 * rtt + 0.001, "{max}");
+}
+
+#[test]
+fn a_persistent_connection_offers_the_same_load_and_keeps_its_window() {
+    // The offered load does not depend on how objects travel.
+    let sessions = 50;
+    let out = run(&web_scenario(
+        sessions,
+        "object_size = { dist = \"exponential\", mean = \"10000B\" }\nconnection = \"persistent\"",
+        10,
+        185.0,
+    ));
+    let goodput: Vec<f64> = out
+        .iter()
+        .map(|o| {
+            let bytes: u64 = o.flows.iter().map(|f| f.counters.goodput_bytes).sum();
+            bytes as f64 * 8.0 / o.window_secs
+        })
+        .collect();
+    check(
+        "persistent goodput (b/s)",
+        f64::from(sessions) * 3.0 * 10_000.0 * 8.0 / CYCLE,
+        &goodput,
+        0.03,
+    );
+    assert!(out.iter().all(|o| o.flows.len() == sessions as usize));
+
+    // One 10-segment object per second per session: the first takes two
+    // round trips, every later one one round trip (the window is kept).
+    let out = run(&web_scenario(
+        5,
+        "object_size = { dist = \"fixed\", size = \"10000B\" }\n\
+         objects = { dist = \"fixed\", n = 1 }\n\
+         inter_page = { dist = \"fixed\", duration = \"1s\" }\n\
+         connection = \"persistent\"",
+        1,
+        30.0,
+    ));
+    let objects = &out[0].objects;
+    // Requests at 1, 2, ..., 29 s in each session, all complete by 30 s.
+    assert_eq!(objects.len(), 5 * 29);
+    let rtt = 0.020;
+    for o in objects {
+        let t = o.completion_secs();
+        let rounds = if o.requested.as_secs_f64() < 1.5 {
+            2.0
+        } else {
+            1.0
+        };
+        assert!(
+            t >= rounds * rtt && t <= rounds * rtt + 0.001,
+            "object requested at {} s took {t} s",
+            o.requested.as_secs_f64()
+        );
+        assert_eq!(o.bytes, 10_000);
+    }
 }

@@ -398,6 +398,56 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
     )
 }
 
+/// The columns of a batch of the `objects` table.
+#[derive(Default)]
+struct ObjectCols<'a> {
+    rep: Vec<u32>,
+    flow: Vec<u32>,
+    group: Vec<&'a str>,
+    requested: Vec<f64>,
+    completed: Vec<f64>,
+    bytes: Vec<u64>,
+    completion: Vec<f64>,
+}
+
+/// The `objects` table in batches: one row per application object a flow
+/// completed (persistent web connections), over the whole run: replication,
+/// flow, group, `requested_s`, `completed_s`, `bytes`, `completion_s`.
+pub fn objects_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let labels = Labels::new(m);
+    let mut cols = ObjectCols::default();
+    batched(
+        per_run(m.set(), |r| &r.objects),
+        &mut cols,
+        |c, (r, o)| {
+            c.rep.push(r.replication);
+            c.flow.push(o.flow.0);
+            c.group.push(labels.group(o.group));
+            c.requested.push(o.requested.as_secs_f64());
+            c.completed.push(o.completed.as_secs_f64());
+            c.bytes.push(o.bytes);
+            c.completion.push(o.completion_secs());
+        },
+        |c| {
+            let c = std::mem::take(c);
+            let height = c.rep.len();
+            DataFrame::new(
+                height,
+                vec![
+                    col("replication", c.rep),
+                    col("flow", c.flow),
+                    col("group", c.group),
+                    col("requested_s", c.requested),
+                    col("completed_s", c.completed),
+                    col("bytes", c.bytes),
+                    col("completion_s", c.completion),
+                ],
+            )
+        },
+        sink,
+    )
+}
+
 /// The fraction of the measurement window during which a link's queue held
 /// fewer than `k` packets (waiting, not counting the one being serialised),
 /// from its time-weighted backlog histogram: the limit of sampling the queue

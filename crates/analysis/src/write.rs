@@ -17,7 +17,9 @@ use polars::prelude::{CsvWriter, DataFrame, ParquetWriter, PolarsError, PolarsRe
 use crate::error::AnalysisError;
 use crate::metrics::Metrics;
 use crate::summary::summary_batches;
-use crate::tables::{flows_batches, links_batches, runs_table, series_batches, Sink};
+use crate::tables::{
+    flows_batches, links_batches, objects_batches, runs_table, series_batches, Sink,
+};
 
 /// Table file format.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -39,11 +41,11 @@ impl Format {
     }
 }
 
-/// Write `runs`, `flows`, `links`, `summary` and `series` as `<name>.<ext>` in
-/// `dir` (which must exist), each in batches as it is built ([`write_table`]).
-/// `series` is skipped when the runs sampled nothing, and a `series` file of
-/// the same format left by an earlier run in `dir` is then removed, so the
-/// directory never pairs new tables with old series. Returns the files written.
+/// Write `runs`, `flows`, `links`, `summary`, `objects` and `series` as
+/// `<name>.<ext>` in `dir` (which must exist), each in batches as it is built
+/// ([`write_table`]). `objects` and `series` are skipped when the runs have
+/// none, and such a file of the same format left by an earlier run in `dir`
+/// is then removed, so the directory never pairs new tables with old ones. Returns the files written.
 pub fn write_tables(
     dir: &Path,
     m: &Metrics<'_>,
@@ -61,6 +63,12 @@ pub fn write_tables(
     written.push(path("links"));
     write_table(&path("summary"), format, |s| summary_batches(m, s))?;
     written.push(path("summary"));
+    if set.runs.iter().all(|r| r.objects.is_empty()) {
+        remove_if_exists(&path("objects"))?;
+    } else {
+        write_table(&path("objects"), format, |s| objects_batches(m, s))?;
+        written.push(path("objects"));
+    }
     if set.runs.iter().all(|r| r.series.is_empty()) {
         remove_if_exists(&path("series"))?;
     } else {

@@ -6,8 +6,9 @@
 //! timer deadline, draws random numbers from its own stream and reports
 //! application-level progress.
 
-use crate::ids::FlowId;
+use crate::ids::{FlowId, GroupId};
 use crate::packet::{CcHeader, HeaderFamily, Packet};
+use crate::report::ObjectReport;
 use crate::rng::{LazyRng, SimRng};
 
 /// Where an endpoint's random numbers come from.
@@ -90,6 +91,8 @@ pub struct EndpointCtx<'a> {
     pub(crate) rng: RngRef<'a>,
     pub(crate) counters: &'a mut FlowCounters,
     pub(crate) finished: &'a mut Option<SimTime>,
+    pub(crate) group: GroupId,
+    pub(crate) objects: &'a mut Vec<ObjectReport>,
 }
 
 impl<'a> EndpointCtx<'a> {
@@ -101,6 +104,7 @@ impl<'a> EndpointCtx<'a> {
         rng: &'a mut SimRng,
         counters: &'a mut FlowCounters,
         finished: &'a mut Option<SimTime>,
+        objects: &'a mut Vec<ObjectReport>,
     ) -> Self {
         EndpointCtx {
             now,
@@ -110,6 +114,8 @@ impl<'a> EndpointCtx<'a> {
             rng: RngRef::Direct(rng),
             counters,
             finished,
+            group: GroupId(0),
+            objects,
         }
     }
 
@@ -153,6 +159,17 @@ impl<'a> EndpointCtx<'a> {
     pub fn counters(&mut self) -> &mut FlowCounters {
         self.counters
     }
+    /// An application object of `bytes` bytes written at `requested` is
+    /// complete now (its last byte acknowledged): a row of the run's objects.
+    pub fn object_done(&mut self, requested: SimTime, bytes: u64) {
+        self.objects.push(ObjectReport {
+            flow: self.flow,
+            group: self.group,
+            requested,
+            completed: self.now,
+            bytes,
+        });
+    }
     /// Declare the flow complete (all data acknowledged): records its finish time.
     pub fn finish(&mut self) {
         if self.finished.is_none() {
@@ -175,6 +192,8 @@ pub struct Harness {
     pub finished: Option<SimTime>,
     /// The endpoint's random stream.
     pub rng: SimRng,
+    /// The objects the endpoint reported complete.
+    pub objects: Vec<ObjectReport>,
     out: Vec<Packet>,
 }
 
@@ -187,6 +206,7 @@ impl Harness {
             counters: FlowCounters::default(),
             finished: None,
             rng,
+            objects: Vec::new(),
             out: Vec::new(),
         }
     }
@@ -200,6 +220,7 @@ impl Harness {
             &mut self.rng,
             &mut self.counters,
             &mut self.finished,
+            &mut self.objects,
         );
         hook(&mut ctx);
         std::mem::take(&mut self.out)

@@ -61,7 +61,9 @@ pub use packet::{
     CcHeader, Combine, Ecn, Flags, HeaderFamily, JetMaxHeader, MkcHeader, Packet, PacketKind,
     PriceHeader, RateHeader, SackBlocks, WindowHeader,
 };
-pub use report::{FlowReport, LinkReport, Overload, RunOutput, SeriesPoint, SeriesSelect, Subject};
+pub use report::{
+    FlowReport, LinkReport, ObjectReport, Overload, RunOutput, SeriesPoint, SeriesSelect, Subject,
+};
 pub use rng::{stream, LazyRng, SimRng, StreamKind};
 pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator, MAX_PACKETS_HELD};
 pub use trace::{TraceKind, Tracer};

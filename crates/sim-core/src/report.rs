@@ -256,6 +256,31 @@ pub struct Overload {
     pub queue_pkts: usize,
 }
 
+/// One application object a flow carried (a web object on a persistent
+/// connection): when the application wrote it, when its last byte was
+/// acknowledged, and its size.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ObjectReport {
+    /// The flow that carried it.
+    pub flow: FlowId,
+    /// The flow's group.
+    pub group: GroupId,
+    /// When the application handed it to the sender.
+    pub requested: SimTime,
+    /// When the sender saw its last byte acknowledged.
+    pub completed: SimTime,
+    /// Its size, bytes.
+    pub bytes: u64,
+}
+
+impl ObjectReport {
+    /// Completion time: from the request to the acknowledgement of the last
+    /// byte, seconds.
+    pub fn completion_secs(&self) -> f64 {
+        (self.completed - self.requested).as_secs_f64()
+    }
+}
+
 /// Everything one replication produced.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
@@ -275,6 +300,9 @@ pub struct RunOutput {
     pub links: Vec<LinkReport>,
     /// Sampled time series.
     pub series: Vec<SeriesPoint>,
+    /// The application objects flows completed (persistent web connections),
+    /// in completion order, over the whole run.
+    pub objects: Vec<ObjectReport>,
     /// Set if the run stopped early because the network held too many
     /// packets; the reports are then empty.
     pub overload: Option<Overload>,

@@ -242,6 +242,8 @@ pub struct Simulator {
     events: u64,
     measuring: bool,
     series: Vec<SeriesPoint>,
+    /// Application objects completed ([`EndpointCtx::object_done`]).
+    objects: Vec<crate::report::ObjectReport>,
     /// Packets handed to the network by endpoints.
     injected: Count,
     /// Packets handed by the network to endpoints.
@@ -408,6 +410,8 @@ impl Simulator {
             rng: RngRef::Lazy(&mut slot.rng),
             counters: &mut flow.counters,
             finished: &mut flow.finished,
+            group: flow.group,
+            objects: &mut self.objects,
         };
         f(slot.ep.as_mut(), &mut ctx);
         let (fid, route) = (slot.flow, slot.route);

@@ -5,6 +5,7 @@
 //! only instantiates algorithms whose parameters were already validated.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
 
 use rand::Rng;
 use sim_core::{
@@ -14,8 +15,8 @@ use sim_core::{
 
 use protocols::link::LinkBuildCtx;
 use protocols::traffic::{
-    DurationDist, PacketProcess, SizeDist, TrafficConfig, UdpSink, UdpSource, WebConfig,
-    WebSchedule,
+    Connection, DurationDist, PacketProcess, SessionApp, SessionStarts, SizeDist, TrafficConfig,
+    UdpSink, UdpSource, WebConfig, WebSchedule,
 };
 
 use crate::error::ScenarioError;
@@ -307,11 +308,12 @@ impl Resolved {
                 let factory = WebFactory {
                     group: gid,
                     cfg: cfg.clone(),
-                    web: web.clone(),
+                    web: Arc::new(web.clone()),
                     routes,
                     start: SimTime::ZERO + cfg.start,
                     stop,
                     schedule: None,
+                    sessions: None,
                 };
                 sim.add_group(gid, Box::new(factory));
                 continue;
@@ -382,45 +384,71 @@ fn make_endpoints(
     }
 }
 
-/// Creates the object transfers of a group's web sessions.
+/// Creates the flows of a group's web sessions: an object transfer per
+/// object (fresh connections) or a connection per session (persistent).
 struct WebFactory {
     group: GroupId,
     cfg: FlowGroupConfig,
-    web: WebConfig,
+    web: Arc<WebConfig>,
     /// The group's host pairs, session `k` on pair `k mod len`.
     routes: Vec<(RouteId, RouteId)>,
     start: SimTime,
-    /// No object requested at or after it.
+    /// No object requested (fresh) or session started (persistent) at or
+    /// after it; a persistent session's connection stops then.
     stop: Option<SimTime>,
-    /// The sessions, drawn at the first call (from the group's stream).
+    /// Fresh connections: the object requests, drawn at the first call
+    /// (from the group's stream).
     schedule: Option<WebSchedule>,
+    /// Persistent connections: the session starts, drawn at the first call.
+    sessions: Option<SessionStarts>,
 }
 
 impl FlowFactory for WebFactory {
     fn next_arrival(&mut self, _now: SimTime, rng: &mut SimRng) -> Option<SimTime> {
-        let (web, start) = (&self.web, self.start);
-        let t = self
-            .schedule
-            .get_or_insert_with(|| WebSchedule::new(web, start, rng))
-            .peek()?;
+        let (web, start) = (&*self.web, self.start);
+        let t = match web.connection {
+            Connection::Fresh => self
+                .schedule
+                .get_or_insert_with(|| WebSchedule::new(web, start, rng))
+                .peek()?,
+            Connection::Persistent => self
+                .sessions
+                .get_or_insert_with(|| SessionStarts::new(web, start, rng))
+                .peek()?,
+        };
         match self.stop {
             Some(s) if t >= s => None,
             _ => Some(t),
         }
     }
 
-    /// Draws, in order: the object's size and its session's next request,
-    /// then the packet size and the extra delay (each only for a range).
+    /// Draws, in order: (fresh) the object's size and its session's next
+    /// request, then the packet size and the extra delay (each only for a
+    /// range); a persistent session draws its pages and objects from its
+    /// sender's own stream as it runs.
     fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec {
-        let schedule = self
-            .schedule
-            .as_mut()
-            .expect("next_arrival drew the sessions");
-        let (_, obj) = schedule.pop(rng).expect("an object is due");
-        let (fwd, rev) = self.routes[obj.session as usize % self.routes.len()];
+        const DRAWN: &str = "next_arrival drew the sessions";
+        let (session, size) = match self.web.connection {
+            Connection::Fresh => {
+                let (_, obj) = self.schedule.as_mut().expect(DRAWN).pop(rng).expect(DRAWN);
+                (obj.session, Some(obj.size))
+            }
+            Connection::Persistent => {
+                let (_, k) = self.sessions.as_mut().expect(DRAWN).pop().expect(DRAWN);
+                (k, None)
+            }
+        };
+        let (fwd, rev) = self.routes[session as usize % self.routes.len()];
         let mss = self.cfg.packet_size.draw(rng).map(|b| b.get() as u32);
         let host_delay = self.cfg.extra_delay.draw(rng);
-        let (sender, receiver) = make_endpoints(&self.cfg, mss, Some(obj.size));
+        let (sender, receiver) = match size {
+            Some(size) => make_endpoints(&self.cfg, mss, Some(size)),
+            None => {
+                let app = SessionApp::new(Arc::clone(&self.web), now);
+                let mss = mss.expect("a transport flow has one packet size");
+                crate::transports::tcp_app_endpoints(&self.cfg, mss, Box::new(app))
+            }
+        };
         FlowSpec {
             group: self.group,
             sender,
@@ -428,7 +456,7 @@ impl FlowFactory for WebFactory {
             fwd,
             rev,
             start: now,
-            stop: None,
+            stop: self.stop.filter(|_| size.is_none()),
             host_delay,
         }
     }

@@ -143,8 +143,8 @@ pub(crate) fn check_arrivals(
                 format!("{at}.traffic.sessions"),
                 format!(
                     "{} sessions request {} objects on average over the group's {} s, each \
-                     a flow; at most {MAX_COUNT}: fewer sessions, fewer or longer-spaced \
-                     pages, or a shorter run",
+                     a flow or a row of the objects table; at most {MAX_COUNT}: fewer \
+                     sessions, fewer or longer-spaced pages, or a shorter run",
                     web.sessions,
                     sim_core::fmt_num(expected.round()),
                     sim_core::fmt_num(secs),

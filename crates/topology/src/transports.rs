@@ -3,7 +3,7 @@
 
 use sim_core::{EcnFeedback, Endpoint, ParamError};
 
-use protocols::transport::{TcpSink, WindowSender};
+use protocols::transport::{AppSource, TcpSink, WindowSender};
 
 use crate::scenario::FlowGroupConfig;
 
@@ -56,6 +56,26 @@ pub fn tcp_endpoints(
             .expect(VALIDATED);
     let feedback = ctl.ecn_feedback();
     let sender = WindowSender::new(&tcp, ctl, mss, size).expect(VALIDATED);
+    let sink = TcpSink::new(&tcp, feedback).expect(VALIDATED);
+    (Box::new(sender), Box::new(sink))
+}
+
+/// As [`tcp_endpoints`], for a sender whose data `app` writes over time (a
+/// persistent web connection).
+pub fn tcp_app_endpoints(
+    g: &FlowGroupConfig,
+    mss: u32,
+    app: Box<dyn AppSource>,
+) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+    const VALIDATED: &str = "flow group parameters were validated when the scenario was parsed";
+    let tcp = g.tcp.clone().unwrap_or_default();
+    let ctl =
+        g.cc.clone()
+            .unwrap_or_default()
+            .build(mss)
+            .expect(VALIDATED);
+    let feedback = ctl.ecn_feedback();
+    let sender = WindowSender::with_app(&tcp, ctl, mss, app).expect(VALIDATED);
     let sink = TcpSink::new(&tcp, feedback).expect(VALIDATED);
     (Box::new(sender), Box::new(sink))
 }

@@ -8,7 +8,9 @@ pub mod udp;
 pub mod web;
 
 pub use udp::{PacketProcess, UdpSink, UdpSource};
-pub use web::{CountDist, WebConfig, WebObject, WebSchedule};
+pub use web::{
+    Connection, CountDist, SessionApp, SessionStarts, WebConfig, WebObject, WebSchedule,
+};
 
 /// A size distribution: the flow sizes of an arrival process (`traffic.size`),
 /// or the packet sizes of a non-adaptive packet source (the group's

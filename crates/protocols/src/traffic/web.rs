@@ -21,15 +21,19 @@
 //! differ by about 2 % of a session's length); a session's first page comes
 //! one inter-page time after the session starts. Sessions start together at the
 //! group's start, or, with `session_rate`, as a Poisson process from it.
-//! Every object is a fresh connection (slow start from the initial window);
-//! persistent connections, which carry a session's objects one after another
-//! on one connection, are not built yet.
-//! Each object is a flow of its group: its start, completion time and counters
-//! are a row of the flows table, so per-object completion times come out
-//! with the other flows.
+//! Connections (`connection`): `"fresh"` (the default, ns-2's) opens a new
+//! connection per object, slow start from the initial window; each object is
+//! a flow of its group, its start, completion time and counters a row of the
+//! flows table. `"persistent"` carries all of a session's objects, one after
+//! another, on one connection (HTTP/1.1 with pipelining: a request does not
+//! wait for the previous object), the window kept between them: each session
+//! is a flow from its first request, and each object a row of the objects
+//! table (request time, completion time = acknowledgement of its last byte,
+//! size).
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sim_core::{check_range, Bytes, ParamError, SimDuration, SimRng, SimTime};
@@ -86,6 +90,17 @@ impl CountDist {
     }
 }
 
+/// How a session's objects travel.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Connection {
+    /// A new connection per object (ns-2's web traffic generator).
+    #[default]
+    Fresh,
+    /// One connection per session, its objects written as they are requested.
+    Persistent,
+}
+
 /// The web traffic model of a flow group (`traffic = { kind = "web", ... }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -107,6 +122,9 @@ pub struct WebConfig {
     pub inter_object: DurationDist,
     /// Object sizes. Default Pareto, mean 10 KB (10 000 B), shape 1.2.
     pub object_size: SizeDist,
+    /// A connection per object (`"fresh"`, default) or per session
+    /// (`"persistent"`).
+    pub connection: Connection,
 }
 
 impl Default for WebConfig {
@@ -126,6 +144,7 @@ impl Default for WebConfig {
                 mean: Bytes::new(10_000),
                 shape: 1.2,
             },
+            connection: Connection::Fresh,
         }
     }
 }
@@ -175,6 +194,113 @@ struct Session {
     objects_left: u32,
 }
 
+impl Session {
+    /// A session about to request the first object of its first page.
+    fn new(cfg: &WebConfig, rng: &mut SimRng) -> Self {
+        Session {
+            pages_left: cfg.pages.sample(rng) - 1,
+            objects_left: cfg.objects.sample(rng),
+        }
+    }
+
+    /// An object was requested at `at`: the time of the session's next
+    /// request, if any (the next object of the page, or an inter-page time
+    /// after this last one of its page, the next page's).
+    fn advance(&mut self, cfg: &WebConfig, at: SimTime, rng: &mut SimRng) -> Option<SimTime> {
+        self.objects_left -= 1;
+        if self.objects_left > 0 {
+            Some(at.saturating_add(cfg.inter_object.sample(rng)))
+        } else if self.pages_left > 0 {
+            self.pages_left -= 1;
+            self.objects_left = cfg.objects.sample(rng);
+            Some(at.saturating_add(cfg.inter_page.sample(rng)))
+        } else {
+            None
+        }
+    }
+}
+
+/// The first request of each session of `cfg` starting at `start`, in time
+/// order: `(time, session)`. Sessions start together or, with
+/// `session_rate`, as a Poisson process; the first request follows one
+/// inter-page time.
+fn first_requests(cfg: &WebConfig, start: SimTime, rng: &mut SimRng) -> Vec<(SimTime, u32)> {
+    use rand::Rng;
+    let mut at = start;
+    let mut v: Vec<(SimTime, u32)> = (0..cfg.sessions)
+        .map(|k| {
+            if let Some(rate) = cfg.session_rate {
+                let u: f64 = rng.random();
+                at = at.saturating_add(SimDuration::from_secs_f64(-(1.0 - u).ln() / rate));
+            }
+            (at.saturating_add(cfg.inter_page.sample(rng)), k)
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+/// A persistent connection's application: one session's objects, written
+/// at their request times ([`crate::transport::AppSource`]). The session's
+/// pages and objects are drawn from the sender's own random stream.
+pub struct SessionApp {
+    cfg: Arc<WebConfig>,
+    session: Option<Session>,
+    next: Option<SimTime>,
+}
+
+impl SessionApp {
+    /// The session whose first request is at `first`.
+    pub fn new(cfg: Arc<WebConfig>, first: SimTime) -> Self {
+        SessionApp {
+            cfg,
+            session: None,
+            next: Some(first),
+        }
+    }
+}
+
+impl crate::transport::AppSource for SessionApp {
+    fn next_write(&mut self, rng: &mut SimRng) -> Option<(SimTime, u64)> {
+        let at = self.next?;
+        let cfg = &*self.cfg;
+        let session = self.session.get_or_insert_with(|| Session::new(cfg, rng));
+        let size = cfg.object_size.sample(rng);
+        self.next = session.advance(cfg, at, rng);
+        Some((at, size))
+    }
+}
+
+/// The session starts of a persistent-connection web group, in time order.
+#[derive(Debug)]
+pub struct SessionStarts {
+    starts: Vec<(SimTime, u32)>,
+    next: usize,
+}
+
+impl SessionStarts {
+    /// The sessions of `cfg` starting at `start` (draws their first request
+    /// times from `rng`).
+    pub fn new(cfg: &WebConfig, start: SimTime, rng: &mut SimRng) -> Self {
+        SessionStarts {
+            starts: first_requests(cfg, start, rng),
+            next: 0,
+        }
+    }
+
+    /// The next session's first request time, if any.
+    pub fn peek(&self) -> Option<SimTime> {
+        self.starts.get(self.next).map(|s| s.0)
+    }
+
+    /// Take the next session: its first request time and index.
+    pub fn pop(&mut self) -> Option<(SimTime, u32)> {
+        let s = self.starts.get(self.next).copied()?;
+        self.next += 1;
+        Some(s)
+    }
+}
+
 /// The object requests of a web group, in time order: a heap of each live
 /// session's next request.
 #[derive(Debug)]
@@ -198,27 +324,15 @@ impl WebSchedule {
     /// The sessions of `cfg` starting at `start` (draws their start times,
     /// page counts and first page times from `rng`).
     pub fn new(cfg: &WebConfig, start: SimTime, rng: &mut SimRng) -> Self {
-        use rand::Rng;
-        let mut s = WebSchedule {
+        let firsts = first_requests(cfg, start, rng);
+        let mut sessions: Vec<Session> =
+            (0..cfg.sessions).map(|_| Session::new(cfg, rng)).collect();
+        sessions.shrink_to_fit();
+        WebSchedule {
             cfg: cfg.clone(),
-            sessions: Vec::with_capacity(cfg.sessions as usize),
-            next: BinaryHeap::with_capacity(cfg.sessions as usize),
-        };
-        let mut at = start;
-        for k in 0..cfg.sessions {
-            if let Some(rate) = cfg.session_rate {
-                let u: f64 = rng.random();
-                at = at.saturating_add(SimDuration::from_secs_f64(-(1.0 - u).ln() / rate));
-            }
-            let pages = cfg.pages.sample(rng);
-            let first = at.saturating_add(cfg.inter_page.sample(rng));
-            s.sessions.push(Session {
-                pages_left: pages - 1,
-                objects_left: cfg.objects.sample(rng),
-            });
-            s.next.push(Reverse((first, k)));
+            sessions,
+            next: firsts.into_iter().map(Reverse).collect(),
         }
-        s
     }
 
     /// Time of the next object request, if any.
@@ -231,19 +345,7 @@ impl WebSchedule {
     pub fn pop(&mut self, rng: &mut SimRng) -> Option<(SimTime, WebObject)> {
         let Reverse((at, k)) = self.next.pop()?;
         let size = self.cfg.object_size.sample(rng);
-        let s = &mut self.sessions[k as usize];
-        s.objects_left -= 1;
-        let following = if s.objects_left > 0 {
-            Some(at.saturating_add(self.cfg.inter_object.sample(rng)))
-        } else if s.pages_left > 0 {
-            s.pages_left -= 1;
-            s.objects_left = self.cfg.objects.sample(rng);
-            // The next page: an inter-page time after this page's last request.
-            Some(at.saturating_add(self.cfg.inter_page.sample(rng)))
-        } else {
-            None
-        };
-        if let Some(t) = following {
+        if let Some(t) = self.sessions[k as usize].advance(&self.cfg, at, rng) {
             self.next.push(Reverse((t, k)));
         }
         Some((at, WebObject { session: k, size }))
@@ -274,6 +376,9 @@ mod tests {
         .unwrap();
         assert_eq!(c.sessions, 4);
         assert!(toml::from_str::<WebConfig>("think = \"1s\"").is_err());
+        let c: WebConfig = toml::from_str("connection = \"persistent\"").unwrap();
+        assert_eq!(c.connection, Connection::Persistent);
+        assert!(toml::from_str::<WebConfig>("connection = \"keep_alive\"").is_err());
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub use pacer::{Pacer, PacingMode};
 pub use rtt::RttEstimator;
 pub use sack::Scoreboard;
 pub use sink::TcpSink;
-pub use window::WindowSender;
+pub use window::{AppSource, WindowSender};
 
 /// Parameters of the reliable window transport and its receiver.
 ///

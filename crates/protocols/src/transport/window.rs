@@ -75,6 +75,15 @@
 //!   `cwnd - pipe >= 1 SMSS`); RFC 5681 section 3.2 step 2: those segments
 //!   are not part of the FlightSize the reduction halves.
 //!
+//! - An application source ([`AppSource`], [`WindowSender::with_app`]: a
+//!   persistent connection carrying objects written over time): each write
+//!   extends the data to send; an object is complete when its last byte is
+//!   acknowledged ([`EndpointCtx::object_done`]); the flow finishes when the
+//!   source has no more writes and everything is acknowledged. Segments never
+//!   wait to be filled (no Nagle, RFC 896: a write's last segment may be
+//!   short) and the window is kept across idle periods (INFERRED: as ns-2's
+//!   agents, without RFC 5681 section 4.1's restart after idle).
+//!
 //! Left out: RFC 6582's optional heuristics (section 4.1/4.2), D-SACK, pacing
 //! of window-based controllers, window validation (RFC 7661).
 
@@ -84,7 +93,19 @@ use sim_core::{
     HeaderFamily, Packet, PacketKind, ParamError, Probe, RouteId, SackBlocks, SimDuration, SimTime,
 };
 
+use std::collections::VecDeque;
+
+use sim_core::SimRng;
+
 use super::{Pacer, RttEstimator, Scoreboard, TcpConfig};
+
+/// An application that writes data into a [`WindowSender`] over time (the
+/// objects of a persistent connection). The sender asks for the next write
+/// once the previous one is due, drawing from its own random stream.
+pub trait AppSource: Send {
+    /// The next write: when, and how many bytes (>= 1); `None`: no more.
+    fn next_write(&mut self, rng: &mut SimRng) -> Option<(SimTime, u64)>;
+}
 
 /// The sending half of a reliable window flow (TCP-like, byte sequence numbers).
 pub struct WindowSender {
@@ -144,6 +165,14 @@ pub struct WindowSender {
     rescue_rxt: Option<u64>,
     /// Bytes the ACK being processed newly SACKed.
     newly_sacked: u64,
+
+    /// The application writing the data, if any (`end` is then what it has
+    /// written so far).
+    app: Option<Box<dyn AppSource>>,
+    /// The application's next write, when it has one.
+    next_write: Option<(SimTime, u64)>,
+    /// Objects written and not yet acknowledged: `(end, requested, bytes)`.
+    objects: VecDeque<(u64, SimTime, u64)>,
 
     /// RFC 6298 estimator: SRTT, RTTVAR, RTO and its backoff.
     rtt: RttEstimator,
@@ -210,11 +239,44 @@ impl WindowSender {
             high_rxt: 0,
             rescue_rxt: None,
             newly_sacked: 0,
+            app: None,
+            next_write: None,
+            objects: VecDeque::new(),
             rtt: RttEstimator::new(cfg),
             rto_deadline: None,
             stopped: false,
             done: false,
         })
+    }
+
+    /// A sender of what `app` writes over time (a persistent connection), in
+    /// `mss`-byte segments.
+    pub fn with_app(
+        cfg: &TcpConfig,
+        cc: Box<dyn Controller>,
+        mss: u32,
+        app: Box<dyn AppSource>,
+    ) -> Result<Self, ParamError> {
+        let mut s = WindowSender::new(cfg, cc, mss, None)?;
+        s.end = 0;
+        s.app = Some(app);
+        Ok(s)
+    }
+
+    /// Apply the application's writes due by now.
+    fn apply_writes(&mut self, ctx: &mut EndpointCtx) {
+        let now = ctx.now();
+        while let Some((at, bytes)) = self.next_write {
+            if at > now {
+                break;
+            }
+            self.end += bytes;
+            self.objects.push_back((self.end, at, bytes));
+            self.next_write = match &mut self.app {
+                Some(app) => app.next_write(ctx.rng()),
+                None => None,
+            };
+        }
     }
 
     /// Congestion window in bytes: the controller's window plus fast-recovery
@@ -312,10 +374,11 @@ impl WindowSender {
             }
             _ => None,
         };
-        let at = match (self.rto_deadline, pace) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        let write = match self.next_write {
+            Some((t, _)) if !self.done && !self.stopped => Some(t.max(ctx.now())),
+            _ => None,
         };
+        let at = [self.rto_deadline, pace, write].into_iter().flatten().min();
         ctx.set_deadline(at);
     }
 
@@ -339,7 +402,7 @@ impl WindowSender {
                 self.cwr_pending = false;
             }
         }
-        if seq + len == self.end {
+        if seq + len == self.end && self.next_write.is_none() {
             p.flags.insert(Flags::FIN);
         }
         self.cc.stamp(ctx.now(), len as u32, &mut p.cc);
@@ -466,7 +529,9 @@ impl WindowSender {
         if self.rescue_rxt.is_none_or(|r| self.snd_una > r) {
             if let Some(b) = sb.last_unsacked(self.snd_una, self.snd_max) {
                 // Segments start at multiples of the MSS.
-                return Some((b / self.mss * self.mss, true));
+                // One segment's worth ending at it (an application's writes
+                // need not fill whole segments).
+                return Some(((b + 1).saturating_sub(self.mss).max(self.snd_una), true));
             }
         }
         None
@@ -550,6 +615,13 @@ impl WindowSender {
         let rtt = now.saturating_since(pkt.echo);
         self.rtt.on_sample(rtt);
         self.snd_una = pkt.ack;
+        while let Some(&(end, requested, bytes)) = self.objects.front() {
+            if end > self.snd_una {
+                break;
+            }
+            self.objects.pop_front();
+            ctx.object_done(requested, bytes);
+        }
         self.snd_nxt = self.snd_nxt.max(pkt.ack);
         let info = self.ack_info(now, acked, Some(rtt), pkt, in_flight);
         self.cc.on_ack(&info);
@@ -634,7 +706,7 @@ impl WindowSender {
             self.snd_nxt = self.snd_max;
             self.rtt.back_off();
             self.rto_deadline = None;
-            if self.snd_una >= self.end {
+            if self.snd_una >= self.end && self.next_write.is_none() {
                 // A finite flow whose tail was lost ends here.
                 self.done = true;
                 self.stop_timer(ctx);
@@ -668,7 +740,14 @@ impl WindowSender {
 impl Endpoint for WindowSender {
     fn on_start(&mut self, ctx: &mut EndpointCtx) {
         self.rate_at = ctx.now();
+        if let Some(app) = &mut self.app {
+            self.next_write = app.next_write(ctx.rng());
+            self.apply_writes(ctx);
+        }
         self.send_allowed(ctx);
+        if self.app.is_some() {
+            self.arm(ctx);
+        }
     }
 
     fn on_packet(&mut self, pkt: Packet, ctx: &mut EndpointCtx) {
@@ -689,7 +768,7 @@ impl Endpoint for WindowSender {
         }
         if pkt.ack > self.snd_una {
             self.on_new_ack(&pkt, in_flight, ctx);
-            if self.snd_una >= self.end {
+            if self.snd_una >= self.end && self.next_write.is_none() {
                 self.done = true;
                 self.stop_timer(ctx);
                 ctx.finish();
@@ -731,9 +810,15 @@ impl Endpoint for WindowSender {
 
     fn on_timer(&mut self, ctx: &mut EndpointCtx) {
         self.accrue(ctx.now());
+        if self.app.is_some() && !self.done {
+            self.apply_writes(ctx);
+        }
         match self.rto_deadline {
             Some(at) if at <= ctx.now() => self.on_timeout(ctx),
-            _ if self.pacer.is_some() && !self.done => self.send_allowed(ctx),
+            _ if (self.pacer.is_some() || self.app.is_some()) && !self.done => {
+                self.send_allowed(ctx);
+                self.arm(ctx);
+            }
             _ => self.arm(ctx),
         }
     }

@@ -280,6 +280,7 @@ impl Simulator {
             flows,
             links,
             series: self.series,
+            objects: std::mem::take(&mut self.objects),
             overload: None,
             closed_flows,
         }
@@ -305,6 +306,7 @@ impl Simulator {
             flows: Vec::new(),
             links: Vec::new(),
             series: Vec::new(),
+            objects: Vec::new(),
             closed_flows: 0,
             overload: Some(Overload {
                 at_secs: now.as_secs_f64(),

@@ -21,6 +21,7 @@ impl Simulator {
             events: 0,
             measuring: false,
             series: Vec::new(),
+            objects: Vec::new(),
             injected: Count::default(),
             absorbed: Count::default(),
             tracer: None,

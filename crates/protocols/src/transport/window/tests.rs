@@ -576,3 +576,58 @@ fn an_ack_clocked_sender_tracks_no_rate_integral() {
     r.start();
     assert_eq!(r.s.probe().rate_bits, None);
 }
+
+/// An application that writes the listed `(ms, bytes)` in order.
+struct Writes(std::collections::VecDeque<(u64, u64)>);
+
+impl AppSource for Writes {
+    fn next_write(&mut self, _rng: &mut SimRng) -> Option<(SimTime, u64)> {
+        self.0.pop_front().map(|(t, b)| (ms(t), b))
+    }
+}
+
+#[test]
+fn an_application_source_is_sent_as_written_and_its_objects_complete_on_their_acks() {
+    let cc = NewReno::new(&NewRenoConfig::default(), MSS as u32).unwrap();
+    let app = Writes([(0, 2500), (5000, 1000)].into_iter().collect());
+    let mut r = Rig {
+        s: WindowSender::with_app(
+            &TcpConfig::default(),
+            Box::new(cc),
+            MSS as u32,
+            Box::new(app),
+        )
+        .unwrap(),
+        h: Harness::new(stream(1, 0, StreamKind::Endpoint, 0)),
+    };
+    let out = r.start();
+    // The first write: two full segments and a short one, no FIN (more to come).
+    assert_eq!(seqs(&out), [0, 1000, 2000]);
+    assert_eq!(out[2].size, 500);
+    assert!(out.iter().all(|p| !p.flags.contains(Flags::FIN)));
+    r.h.now = ms(100);
+    r.ack(1000);
+    r.ack(2000);
+    assert!(r.h.objects.is_empty());
+    r.ack(2500);
+    assert_eq!(r.h.objects.len(), 1);
+    assert_eq!(
+        (
+            r.h.objects[0].requested,
+            r.h.objects[0].completed,
+            r.h.objects[0].bytes
+        ),
+        (ms(0), ms(100), 2500)
+    );
+    // Idle until the next write: the timer waits for it, the flow is not done.
+    assert_eq!(r.h.deadline, Some(ms(5000)));
+    assert_eq!(r.h.finished, None);
+    let out = r.fire();
+    assert_eq!(seqs(&out), [2500]);
+    assert!(out[0].flags.contains(Flags::FIN), "the source's last byte");
+    r.h.now = ms(5100);
+    r.ack(3500);
+    assert_eq!(r.h.objects.len(), 2);
+    assert_eq!(r.h.objects[1].requested, ms(5000));
+    assert_eq!(r.h.finished, Some(ms(5100)));
+}
