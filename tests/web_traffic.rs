@@ -78,6 +78,16 @@ fn run(src: &str) -> Vec<RunOutput> {
         .collect()
 }
 
+/// Each replication's total goodput over its window, bits/s.
+fn goodputs(out: &[RunOutput]) -> Vec<f64> {
+    out.iter()
+        .map(|o| {
+            let bytes: u64 = o.flows.iter().map(|f| f.counters.goodput_bytes).sum();
+            bytes as f64 * 8.0 / o.window_secs
+        })
+        .collect()
+}
+
 /// The mean page cycle of the default timing, seconds: (E[N] - 1) x 10 ms
 /// + 1 s with N ~ U[1, 5].
 const CYCLE: f64 = 2.0 * 0.01 + 1.0;
@@ -111,13 +121,7 @@ fn a_web_group_offers_the_renewal_reward_load() {
         185.0,
     ));
     let per_session_bps = 3.0 * 10_000.0 * 8.0 / CYCLE;
-    let goodput: Vec<f64> = out
-        .iter()
-        .map(|o| {
-            let bytes: u64 = o.flows.iter().map(|f| f.counters.goodput_bytes).sum();
-            bytes as f64 * 8.0 / o.window_secs
-        })
-        .collect();
+    let goodput = goodputs(&out);
     check(
         "goodput (b/s)",
         f64::from(sessions) * per_session_bps,
@@ -179,13 +183,7 @@ fn a_persistent_connection_offers_the_same_load_and_keeps_its_window() {
         10,
         185.0,
     ));
-    let goodput: Vec<f64> = out
-        .iter()
-        .map(|o| {
-            let bytes: u64 = o.flows.iter().map(|f| f.counters.goodput_bytes).sum();
-            bytes as f64 * 8.0 / o.window_secs
-        })
-        .collect();
+    let goodput = goodputs(&out);
     check(
         "persistent goodput (b/s)",
         f64::from(sessions) * 3.0 * 10_000.0 * 8.0 / CYCLE,

@@ -1,9 +1,9 @@
 //! Which endpoints a flow group gets: the glue between the scenario's `cc`,
 //! `tcp` and `traffic` tables and the transports in `protocols`.
 
-use sim_core::{EcnFeedback, Endpoint, ParamError};
+use sim_core::{Controller, EcnFeedback, Endpoint, ParamError};
 
-use protocols::transport::{AppSource, TcpSink, WindowSender};
+use protocols::transport::{AppSource, TcpConfig, TcpSink, WindowSender};
 
 use crate::scenario::FlowGroupConfig;
 
@@ -47,17 +47,7 @@ pub fn tcp_endpoints(
     mss: u32,
     size: Option<u64>,
 ) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
-    const VALIDATED: &str = "flow group parameters were validated when the scenario was parsed";
-    let tcp = g.tcp.clone().unwrap_or_default();
-    let ctl =
-        g.cc.clone()
-            .unwrap_or_default()
-            .build(mss)
-            .expect(VALIDATED);
-    let feedback = ctl.ecn_feedback();
-    let sender = WindowSender::new(&tcp, ctl, mss, size).expect(VALIDATED);
-    let sink = TcpSink::new(&tcp, feedback).expect(VALIDATED);
-    (Box::new(sender), Box::new(sink))
+    endpoints(g, mss, |tcp, ctl| WindowSender::new(tcp, ctl, mss, size))
 }
 
 /// As [`tcp_endpoints`], for a sender whose data `app` writes over time (a
@@ -67,6 +57,18 @@ pub fn tcp_app_endpoints(
     mss: u32,
     app: Box<dyn AppSource>,
 ) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+    endpoints(g, mss, |tcp, ctl| {
+        WindowSender::with_app(tcp, ctl, mss, app)
+    })
+}
+
+/// The group's controller and transport settings for `mss`-byte segments,
+/// the sender `make` builds from them and its receiver.
+fn endpoints(
+    g: &FlowGroupConfig,
+    mss: u32,
+    make: impl FnOnce(&TcpConfig, Box<dyn Controller>) -> Result<WindowSender, ParamError>,
+) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
     const VALIDATED: &str = "flow group parameters were validated when the scenario was parsed";
     let tcp = g.tcp.clone().unwrap_or_default();
     let ctl =
@@ -75,7 +77,7 @@ pub fn tcp_app_endpoints(
             .build(mss)
             .expect(VALIDATED);
     let feedback = ctl.ecn_feedback();
-    let sender = WindowSender::with_app(&tcp, ctl, mss, app).expect(VALIDATED);
+    let sender = make(&tcp, ctl).expect(VALIDATED);
     let sink = TcpSink::new(&tcp, feedback).expect(VALIDATED);
     (Box::new(sender), Box::new(sink))
 }

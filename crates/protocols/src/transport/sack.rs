@@ -18,6 +18,30 @@
 //! exactly the unSACKed ones below one boundary, [`Scoreboard::lost_end`].
 //! A "discontiguous SACKed sequence" is read as one range of the list.
 
+/// Merge `[start, end)` (non-empty) into `ranges`, sorted, disjoint and
+/// non-adjacent `[start, end)` byte ranges, keeping them so; returns the bytes
+/// it added. (The receiver's out-of-order data and the sender's scoreboard.)
+pub(crate) fn merge_range(ranges: &mut Vec<(u64, u64)>, start: u64, end: u64) -> u64 {
+    let i = ranges.partition_point(|r| r.1 < start);
+    let (mut s, mut e) = (start, end);
+    let mut covered = 0;
+    let mut j = i;
+    while j < ranges.len() && ranges[j].0 <= e {
+        let (a, b) = ranges[j];
+        covered += b.min(end).saturating_sub(a.max(start));
+        s = s.min(a);
+        e = e.max(b);
+        j += 1;
+    }
+    if i == j {
+        ranges.insert(i, (s, e));
+    } else {
+        ranges[i] = (s, e);
+        ranges.drain(i + 1..j);
+    }
+    (end - start) - covered
+}
+
 /// The ranges a SACK receiver reported, above the cumulative ACK.
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
@@ -62,24 +86,7 @@ impl Scoreboard {
 
     /// Merge `[start, end)` into the ranges; the bytes it adds.
     fn insert(&mut self, start: u64, end: u64) -> u64 {
-        let i = self.ranges.partition_point(|r| r.1 < start);
-        let (mut s, mut e) = (start, end);
-        let mut covered = 0;
-        let mut j = i;
-        while j < self.ranges.len() && self.ranges[j].0 <= e {
-            let (a, b) = self.ranges[j];
-            covered += b.min(end).saturating_sub(a.max(start));
-            s = s.min(a);
-            e = e.max(b);
-            j += 1;
-        }
-        if i == j {
-            self.ranges.insert(i, (s, e));
-        } else {
-            self.ranges[i] = (s, e);
-            self.ranges.drain(i + 1..j);
-        }
-        (end - start) - covered
+        merge_range(&mut self.ranges, start, end)
     }
 
     /// Is byte `seq` SACKed?

@@ -148,20 +148,7 @@ impl TcpSink {
 
     /// Record `[start, end)` (entirely above `rcv_nxt`) among the held ranges.
     fn hold(&mut self, start: u64, end: u64) {
-        let i = self.ooo.partition_point(|r| r.1 < start);
-        let (mut s, mut e) = (start, end);
-        let mut j = i;
-        while j < self.ooo.len() && self.ooo[j].0 <= e {
-            s = s.min(self.ooo[j].0);
-            e = e.max(self.ooo[j].1);
-            j += 1;
-        }
-        if i == j {
-            self.ooo.insert(i, (s, e));
-        } else {
-            self.ooo[i] = (s, e);
-            self.ooo.drain(i + 1..j);
-        }
+        super::sack::merge_range(&mut self.ooo, start, end);
     }
 
     /// Advance `rcv_nxt` to `end` and over every held range it now reaches.

@@ -566,17 +566,26 @@ impl WindowSender {
         }
     }
 
-    /// RFC 6675 section 5 step (4): fast retransmit and enter SACK recovery.
-    fn sack_enter(&mut self, in_flight: u64, ctx: &mut EndpointCtx) {
+    /// Fast retransmit's common part (RFC 6582 step 2, RFC 6675 step 4):
+    /// the controller's reduction on `in_flight` less what limited transmit
+    /// sent, `recover = snd_max`, recovery entered with the window inflated
+    /// by `inflation`, and `snd_una` retransmitted; its length.
+    fn enter_recovery(&mut self, in_flight: u64, inflation: i64, ctx: &mut EndpointCtx) -> u64 {
         let in_flight = in_flight.saturating_sub(self.limited_bytes);
         self.cc
             .on_congestion(ctx.now(), Congestion::Loss { in_flight });
         ctx.counters().reductions += 1;
         self.recover = self.snd_max;
         self.in_recovery = true;
-        self.inflation = 0;
+        self.partial_seen = false;
+        self.inflation = inflation;
         self.reduced();
-        let len = self.transmit(self.snd_una, ctx);
+        self.transmit(self.snd_una, ctx)
+    }
+
+    /// RFC 6675 section 5 step (4): fast retransmit and enter SACK recovery.
+    fn sack_enter(&mut self, in_flight: u64, ctx: &mut EndpointCtx) {
+        let len = self.enter_recovery(in_flight, 0, ctx);
         self.high_rxt = self.snd_una + len;
         self.rescue_rxt = Some(self.high_rxt);
     }
@@ -666,16 +675,8 @@ impl WindowSender {
             self.inflation += self.mss as i64;
         } else if self.dupacks == self.dupthresh && pkt.ack >= self.recover {
             // RFC 6582 step 2: fast retransmit, enter fast recovery.
-            let in_flight = in_flight.saturating_sub(self.limited_bytes);
-            self.cc
-                .on_congestion(ctx.now(), Congestion::Loss { in_flight });
-            ctx.counters().reductions += 1;
-            self.recover = self.snd_max;
-            self.in_recovery = true;
-            self.partial_seen = false;
-            self.inflation = i64::from(self.dupthresh) * self.mss as i64;
-            self.reduced();
-            self.transmit(self.snd_una, ctx);
+            let inflation = i64::from(self.dupthresh) * self.mss as i64;
+            self.enter_recovery(in_flight, inflation, ctx);
         } else if self.limited_transmit
             && self.dupacks < self.dupthresh
             && self.dupacks <= 2
