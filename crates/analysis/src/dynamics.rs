@@ -278,6 +278,7 @@ mod tests {
                     SeriesPoint::new(t, Subject::Flow(FlowId(f)), "throughput_bps", v)
                 })
                 .collect(),
+            objects: Vec::new(),
             overload: None,
             closed_flows: 0,
         }

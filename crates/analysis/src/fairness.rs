@@ -238,6 +238,7 @@ mod tests {
             flows: Vec::new(),
             links: Vec::new(),
             series,
+            objects: Vec::new(),
             overload: None,
             closed_flows: 0,
         };

@@ -712,6 +712,11 @@ pub fn links_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
     whole(|s| links_batches(m, s))
 }
 
+/// The whole `objects` table ([`objects_batches`] stacked).
+pub fn objects_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
+    whole(|s| objects_batches(m, s))
+}
+
 /// The whole `series` table ([`series_batches`] stacked).
 pub fn series_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
     whole(|s| series_batches(m, s))

@@ -258,9 +258,9 @@ mod tests {
     use crate::read::read_table;
     use crate::summary::summary_table;
     use crate::tables::tests::sample;
-    use crate::tables::{flows_table, links_table, series_table, RunSet};
+    use crate::tables::{flows_table, links_table, objects_table, series_table, RunSet};
 
-    /// The five tables of `set`, whole, in file order.
+    /// The six tables of `set`, whole, in file order.
     fn tables(set: &RunSet) -> Vec<(&'static str, DataFrame)> {
         let m = Metrics::new(set);
         vec![
@@ -268,6 +268,7 @@ mod tests {
             ("flows", flows_table(&m).unwrap()),
             ("links", links_table(&m).unwrap()),
             ("summary", summary_table(&m).unwrap()),
+            ("objects", objects_table(&m).unwrap()),
             ("series", series_table(&m).unwrap()),
         ]
     }
@@ -285,7 +286,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let set = sample();
         let files = write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
-        assert_eq!(files.len(), 5);
+        assert_eq!(files.len(), 6);
         for (name, df) in tables(&set) {
             let back = read_table(&dir.path().join(format!("{name}.csv"))).unwrap();
             assert_eq!(back.height(), df.height(), "{name}");
@@ -310,17 +311,20 @@ mod tests {
     }
 
     #[test]
-    fn empty_series_is_not_written_and_a_stale_one_is_removed() {
+    fn empty_series_and_objects_are_not_written_and_stale_ones_are_removed() {
         let dir = tempfile::tempdir().unwrap();
         let mut set = sample();
         write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
         assert!(dir.path().join("series.csv").is_file());
+        assert!(dir.path().join("objects.csv").is_file());
         for r in &mut set.runs {
             r.series.clear();
+            r.objects.clear();
         }
         let files = write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
         assert_eq!(files.len(), 4);
         assert!(!dir.path().join("series.csv").exists());
+        assert!(!dir.path().join("objects.csv").exists());
     }
 
     #[test]

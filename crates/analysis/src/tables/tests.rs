@@ -112,6 +112,13 @@ pub(crate) fn sample() -> RunSet {
             SeriesPoint::new(0.5, Subject::Flow(FlowId(0)), "cwnd_bytes", 3000.0),
             SeriesPoint::new(0.5, Subject::Link(LinkId(0)), "queue_pkts", 2.0),
         ],
+        objects: vec![sim_core::ObjectReport {
+            flow: FlowId(2),
+            group: GroupId(1),
+            requested: SimTime::from_secs_f64(1.0),
+            completed: SimTime::from_secs_f64(1.25 * scale as f64),
+            bytes: 5000 * scale,
+        }],
         overload: None,
         closed_flows: 0,
     };
@@ -186,6 +193,19 @@ fn links_table_computes_utilisation_backlog_delay_and_jain() {
         assert!(df.column(&format!("drop_{}_pkts", r.as_str())).is_ok());
         assert!(df.column(&format!("mark_{}_pkts", r.as_str())).is_ok());
     }
+}
+
+#[test]
+fn objects_table_has_one_row_per_object_with_its_completion_time() {
+    let df = with_sample(|m| objects_table(m).unwrap());
+    assert_eq!(df.height(), 2);
+    assert_eq!(get(&df, "replication", 1), AnyValue::UInt32(1));
+    assert_eq!(get(&df, "flow", 0), AnyValue::UInt32(2));
+    assert_eq!(get(&df, "group", 0), AnyValue::String("b"));
+    assert_eq!(get(&df, "requested_s", 1), AnyValue::Float64(1.0));
+    assert_eq!(get(&df, "completed_s", 1), AnyValue::Float64(2.5));
+    assert_eq!(get(&df, "bytes", 1), AnyValue::UInt64(10_000));
+    assert_eq!(get(&df, "completion_s", 1), AnyValue::Float64(1.5));
 }
 
 #[test]
