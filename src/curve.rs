@@ -257,6 +257,8 @@ fn shape_word(s: Shape) -> &'static str {
         Shape::Slope => "slope",
         Shape::Increasing => "increasing",
         Shape::Decreasing => "decreasing",
+        Shape::NonDecreasing => "non-decreasing",
+        Shape::NonIncreasing => "non-increasing",
         Shape::Above => "above",
         Shape::Below => "below",
         Shape::Close => "close to",
@@ -501,6 +503,34 @@ fn judge(check: &CurveCheck, curve: &[(f64, f64)], other: &[(f64, f64)]) -> Verd
             };
             let pass = bad.is_none() && curve.iter().all(|p| p.1.is_finite());
             verdict(pass, rule, word.into(), summary(curve))
+        }
+        Shape::NonDecreasing | Shape::NonIncreasing => {
+            let up = e.shape == Shape::NonDecreasing;
+            let tie = e.abs_tolerance.unwrap_or(0.0);
+            let bad = curve.windows(2).find(|w| {
+                if up {
+                    w[1].1 < w[0].1 - tie
+                } else {
+                    w[1].1 > w[0].1 + tie
+                }
+            });
+            let rule = match bad {
+                None => "every step".to_string(),
+                Some(w) => format!(
+                    "fails from x = {} ({}) to x = {} ({})",
+                    g(w[0].0),
+                    g(w[0].1),
+                    g(w[1].0),
+                    g(w[1].1)
+                ),
+            };
+            let word = if tie > 0.0 {
+                format!("{word} (ties within ±{})", g(tie))
+            } else {
+                word.to_string()
+            };
+            let pass = bad.is_none() && curve.iter().all(|p| p.1.is_finite());
+            verdict(pass, rule, word, summary(curve))
         }
         Shape::Above | Shape::Below | Shape::Close => {
             // (x, this - other, other)

@@ -182,6 +182,81 @@ fn a_slope_and_a_monotone_curve_pass_and_a_wrong_shape_fails_the_check() {
     assert_eq!(o.status.code(), Some(1));
 }
 
+/// A flat curve (nothing dropped at any rate) is not strictly decreasing but
+/// is non-increasing; a rising one fails `non_increasing` and passes
+/// `non_decreasing`, and a step the wrong way within `abs_tolerance` is a tie.
+const TIES: &str = r#"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "dropped_pkts"
+against = "rate"
+where = "capacity == 10000000"
+shape = "decreasing"
+source = "flat: not strictly decreasing"
+[[sweep.expect]]
+scope = "link"
+subject = "r1->r2"
+metric = "dropped_pkts"
+against = "rate"
+where = "capacity == 10000000"
+shape = "non_increasing"
+source = "flat: non-increasing"
+[[sweep.expect]]
+scope = "group"
+subject = "cbr"
+metric = "throughput_bps"
+against = "rate"
+where = "capacity == 10000000"
+shape = "non_decreasing"
+source = "rising: non-decreasing"
+[[sweep.expect]]
+scope = "group"
+subject = "cbr"
+metric = "throughput_bps"
+against = "rate"
+where = "capacity == 10000000"
+shape = "non_increasing"
+source = "rising: not non-increasing"
+[[sweep.expect]]
+scope = "group"
+subject = "cbr"
+metric = "throughput_bps"
+against = "rate"
+where = "capacity == 10000000"
+shape = "non_increasing"
+abs_tolerance = 1e7
+source = "rising by less than the tolerance: a tie"
+"#;
+
+#[test]
+fn non_strict_shapes_let_ties_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("cbr.toml");
+    std::fs::write(&f, scenario(TIES)).unwrap();
+    let out = dir.path().join("store");
+    let o = netsim(
+        &["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        dir.path(),
+    );
+    let row = verdict_rows(&o, "cbr-curve", 5);
+    row(0, "fails from x =", "MISS");
+    row(1, "every step", "PASS");
+    row(2, "every step", "PASS");
+    row(3, "fails from x =", "MISS");
+    row(4, "ties within", "PASS");
+    // `tolerance` (relative) is refused: a tie is an absolute step.
+    let bad = TIES.replace("abs_tolerance = 1e7", "tolerance = 0.1");
+    std::fs::write(&f, scenario(&bad)).unwrap();
+    let o = netsim(&["check", f.to_str().unwrap()], dir.path());
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("takes an `abs_tolerance`"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}
+
 #[test]
 fn reproduce_without_fast_judges_the_curves_and_with_fast_does_not() {
     let dir = tempfile::tempdir().unwrap();

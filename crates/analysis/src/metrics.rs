@@ -110,7 +110,7 @@ pub enum Kind {
 
 /// The links table's metric columns (after replication, link and name), in
 /// order, with their types: the first [`LINK_COLUMNS`]`.len()` link metrics.
-pub const LINK_COLUMNS: [(&str, Kind); 34] = [
+pub const LINK_COLUMNS: [(&str, Kind); 35] = [
     ("capacity_bps", Kind::Real),
     ("utilisation", Kind::Real),
     ("backlog_mean_pkts", Kind::Real),
@@ -146,6 +146,7 @@ pub const LINK_COLUMNS: [(&str, Kind); 34] = [
     ("mark_virtual_pkts", Kind::Count),
     ("mark_load_pkts", Kind::Count),
     ("jain", Kind::Maybe),
+    ("drop_prob", Kind::Real),
 ];
 
 /// Index of `drop_overflow_pkts` in [`LINK_COLUMNS`]: the per-reason drop
@@ -172,7 +173,7 @@ const fn names<const N: usize, const M: usize>(
 /// A link's metrics: the links table's columns, then `fair_s` (from the
 /// `flow_rate` series) and `peak_arrival_bps`, `peak_loss_frac`,
 /// `utilisation_var` (from the `link_rate` series).
-pub const LINK_METRICS: [&str; 38] = names(
+pub const LINK_METRICS: [&str; 39] = names(
     LINK_COLUMNS,
     [
         "fair_s",
@@ -694,10 +695,10 @@ mod tests {
         }
         assert_eq!(
             LINK_COLUMNS.len(),
-            FIRST_REASON_COLUMN + 2 * Reason::COUNT + 1
+            FIRST_REASON_COLUMN + 2 * Reason::COUNT + 2
         );
         assert_eq!(LINK_METRICS[..LINK_COLUMNS.len()].len(), LINK_COLUMNS.len());
-        assert_eq!(LINK_METRICS[37], "utilisation_var");
+        assert_eq!(LINK_METRICS[38], "utilisation_var");
     }
 
     #[test]

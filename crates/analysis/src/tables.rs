@@ -512,10 +512,10 @@ pub fn link_jain(run: &RunOutput, l: &LinkReport) -> Option<f64> {
 
 /// The links table's metric columns of `l` ([`LINK_COLUMNS`], in order), with
 /// `jain` over its flows.
-pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 34] {
+pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 35] {
     let c = &l.counters;
     let total = hist_total(&l.stats.hist_pkts);
-    let mut v = [Val::Count(0); 34];
+    let mut v = [Val::Count(0); 35];
     let head = [
         Val::Real(l.capacity_bps),
         Val::Real(l.utilisation()),
@@ -543,7 +543,20 @@ pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 34] {
         v[FIRST_REASON_COLUMN + Reason::COUNT + r as usize] = Val::Count(c.marked[r as usize].pkts);
     }
     v[33] = Val::Maybe(jain);
+    v[34] = Val::Real(drop_prob(c));
     v
+}
+
+/// The fraction of the packets that arrived at the link in the window that it
+/// dropped (any reason), the loss rate L / (L + A) of buffer-sizing studies;
+/// 0 when nothing arrived.
+fn drop_prob(c: &sim_core::LinkCounters) -> f64 {
+    let a = c.arrived.pkts;
+    if a == 0 {
+        0.0
+    } else {
+        c.dropped_total().pkts as f64 / a as f64
+    }
 }
 
 /// A column under construction, typed by its [`Kind`].
@@ -592,8 +605,9 @@ struct LinkCols<'a> {
 /// and bytes), queueing delay (mean, max), arrived/departed/dropped/marked
 /// packets in the window, `dropped_run_pkts` (drops over the whole run, warm-up
 /// included), `drop_<reason>_pkts` and `mark_<reason>_pkts` for every
-/// [`Reason`], and `jain` (null when no flow crossing the link was active in
-/// the window); in batches.
+/// [`Reason`], `jain` (null when no flow crossing the link was active in
+/// the window) and `drop_prob` (dropped / arrived packets in the window, any
+/// reason; 0 when nothing arrived); in batches.
 pub fn links_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
     let labels = Labels::new(m);
     let mut cols = LinkCols {

@@ -10,8 +10,9 @@
 //! metric = "throughput_bps"
 //! ratio_to = "n12"          # optional: the per-replication ratio, as in [[expect]]
 //! against = "wtp_ratio"     # the swept parameter on the x axis
-//! shape = "slope"           # slope | increasing | decreasing | above | below
-//!                           # | close | all | linear | convex | approaching
+//! shape = "slope"           # slope | increasing | decreasing | non_decreasing
+//!                           # | non_increasing | above | below | close | all
+//!                           # | linear | convex | approaching
 //! value = 0.6667            # the slope (shape = "slope")
 //! tolerance = 0.05          # relative; or abs_tolerance
 //! where = "marker == \"red\""  # optional: the points of one curve
@@ -26,7 +27,8 @@
 //! Student-t interval from the residuals (n - 2 degrees of freedom), compared
 //! with `op` (approx within the tolerance, at_least, at_most). `increasing` /
 //! `decreasing` ask that each point's mean be above / below the previous one's
-//! (in x order). `above` / `below` / `close` compare with a second curve of the
+//! (in x order); `non_decreasing` / `non_increasing` allow ties (and steps
+//! the wrong way of at most `abs_tolerance`), for a curve that saturates. `above` / `below` / `close` compare with a second curve of the
 //! same sweep (`than`, a condition like `where`): at every x of this curve
 //! inside the x range both cover, this curve's mean is above / below / within
 //! the tolerance of the other's, read off the other by linear interpolation.
@@ -57,6 +59,13 @@ pub enum Shape {
     Increasing,
     /// Strictly decreasing in the parameter.
     Decreasing,
+    /// Non-decreasing: no point's mean below the previous one's by more than
+    /// `abs_tolerance` (default 0: ties pass), for a curve that saturates
+    /// (a utilisation that reaches 1 and stays there).
+    NonDecreasing,
+    /// Non-increasing: no point's mean above the previous one's by more than
+    /// `abs_tolerance` (default 0: ties pass).
+    NonIncreasing,
     /// Above the curve `than` wherever both have points.
     Above,
     /// Below the curve `than` wherever both have points.
@@ -92,6 +101,8 @@ pub(super) enum Tol {
     Always,
     /// A relative `tolerance` only, always needed.
     Relative,
+    /// An `abs_tolerance` only, optional.
+    AbsOptional,
 }
 
 /// What a shape needs from its entry.
@@ -113,6 +124,8 @@ impl Shape {
             Shape::Slope => "slope",
             Shape::Increasing => "increasing",
             Shape::Decreasing => "decreasing",
+            Shape::NonDecreasing => "non_decreasing",
+            Shape::NonIncreasing => "non_increasing",
             Shape::Above => "above",
             Shape::Below => "below",
             Shape::Close => "close",
@@ -140,6 +153,7 @@ impl Shape {
             Shape::Slope => r(true, Tol::IfApprox, false, 3),
             Shape::All => r(true, Tol::IfApprox, false, 1),
             Shape::Increasing | Shape::Decreasing => r(false, Tol::Never, false, 2),
+            Shape::NonDecreasing | Shape::NonIncreasing => r(false, Tol::AbsOptional, false, 2),
             Shape::Above | Shape::Below => r(false, Tol::Never, true, 2),
             Shape::Close => r(false, Tol::Always, true, 2),
             // A line through two points fits them exactly.
@@ -369,6 +383,17 @@ pub(super) fn resolve(
                     ));
                 }
                 true
+            }
+            Tol::AbsOptional => {
+                if e.tolerance.is_some() {
+                    return Err(err(
+                        "tolerance",
+                        format!(
+                            "shape = \"{name}\" takes an `abs_tolerance` (the largest step the wrong way that counts as a tie), not `tolerance`"
+                        ),
+                    ));
+                }
+                false
             }
         };
         if needs_tolerance && !tolerant {
