@@ -100,6 +100,12 @@ pub struct TcpLpConfig {
     /// delay from the first ACK of data sent after a reaction. Default true
     /// (INFERRED).
     pub once_per_rtt: bool,
+    /// After each reaction, restart the delay range from the smoothed delay
+    /// s as Linux `tcp_lp.c` does (`owd_min = s`, `owd_max = 2 s`, so the
+    /// next threshold is 1.15 s: about 15 % of the one-way delay of queue);
+    /// a step the Linux source marks FIXME and the paper does not have.
+    /// Default false (the paper: the range is the whole history's).
+    pub owd_reset: bool,
     /// Clock tick of the one-way delay samples, seconds (>= 0; 0: exact):
     /// each sample is rounded down to a whole tick, as the TCP timestamps
     /// TCP-LP reads. Default 0.001 (Linux `tcp_lp.c` on 1 ms timestamps,
@@ -123,6 +129,7 @@ impl Default for TcpLpConfig {
             inference_window: 1,
             cut_ssthresh: true,
             once_per_rtt: true,
+            owd_reset: false,
             owd_resolution: 0.001,
             initial_window: None,
             initial_ssthresh: None,
@@ -301,6 +308,10 @@ impl Controller for TcpLp {
                 }
                 self.last = LpReaction::Halved;
             }
+            if let (true, Some(s)) = (self.cfg.owd_reset, self.sowd) {
+                self.d_min = s;
+                self.d_max = 2.0 * s;
+            }
             self.last_cut = Some(ack.now);
             self.guard = snd_max;
             self.restart = self.cfg.once_per_rtt;
@@ -426,6 +437,27 @@ mod tests {
         assert_eq!(c.last_reaction(), LpReaction::ToInferenceWindow);
         assert_eq!(c.window(), 1000);
         assert_eq!(c.ssthresh(), Some(50_000));
+    }
+
+    #[test]
+    fn owd_reset_restarts_the_range_from_the_smoothed_delay_as_linux() {
+        let mut c = TcpLp::new(
+            &TcpLpConfig {
+                owd_reset: true,
+                ..lp(100).cfg
+            },
+            MSS,
+        )
+        .unwrap();
+        c.sample(0.150);
+        c.sample(0.050);
+        c.sowd = Some(0.064);
+        c.on_ack(&ack(0.0, 150.0, 100));
+        assert_eq!(c.last_reaction(), LpReaction::Halved);
+        // Linux tcp_lp.c: owd_min = sowd, owd_max = 2 sowd (74.75 ms, 149.5
+        // ms): the next threshold is 1.15 sowd = 85.96 ms.
+        assert!((c.d_min - 0.07475).abs() < 1e-12 && (c.d_max - 0.1495).abs() < 1e-12);
+        assert!((c.threshold().unwrap() - 1.15 * 0.07475).abs() < 1e-12);
     }
 
     #[test]
