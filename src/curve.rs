@@ -190,6 +190,9 @@ pub fn interpolate(curve: &[(f64, f64)], x: f64) -> Option<f64> {
     Some(a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0))
 }
 
+/// (x, mean y, half-width of y's Student-t interval at 95 %).
+type MeanPoint = (f64, f64, f64);
+
 /// The (x, mean y, half-width of y's Student-t interval at 95 %) curve of
 /// `points`, in x order, inside the entry's x range (the half-width is NaN
 /// with one replication); `Err` names a point where the metric is missing in
@@ -198,7 +201,7 @@ fn curve_of(
     parts: &mut Parts<'_>,
     check: &CurveCheck,
     points: &[(usize, Option<f64>)],
-) -> Result<Result<Vec<(f64, f64, f64)>, String>, String> {
+) -> Result<Result<Vec<MeanPoint>, String>, String> {
     let c = parts.c;
     let e = &check.expect;
     let mut out = Vec::new();
