@@ -25,6 +25,11 @@ fn the_fast_subset_of_seed_002_reproduces() {
     fast_subset_reproduces("scenarios/papers/zhang");
 }
 
+#[test]
+fn the_fast_subset_of_the_tcp_response_functions_reproduces() {
+    fast_subset_reproduces("scenarios/papers/tcp-family");
+}
+
 fn fast_subset_reproduces(folder: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let out = netsim()

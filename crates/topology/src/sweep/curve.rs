@@ -41,6 +41,27 @@
 //! as the utilisation increases"); `approaching`, that |mean - value| shrink
 //! from each point to the next ("as the weights increase the difference is
 //! smaller", with the curve a per-run ratio and `value = 1`).
+//!
+//! Two shapes check a published law. `power_law` is the slope of ln(mean)
+//! against ln(x) (both positive), with the same Student-t interval (n - 2
+//! degrees of freedom), compared with `value`, the exponent, by `op`: a
+//! response function w ~ p^-0.5 is `shape = "power_law"`, `value = -0.5`,
+//! `abs_tolerance = 0.05`. `law` compares each point's mean with a closed
+//! form of x: `law` is an expression in the language of the constraints
+//! ([`super::expr`], with `^`, `sqrt`, `ln`, `exp`, `min`, `max`, ...) that
+//! names the x parameter (or `x`) in base units, and every mean must be
+//! within `tolerance` (relative) of the law's value there:
+//!
+//! ```toml
+//! [[sweep.expect]]
+//! scope = "group"
+//! subject = "tcp"
+//! metric = "goodput_bps"
+//! against = "p"
+//! shape = "law"
+//! law = "sqrt(3 / (2 * p)) * 1500 * 8 / 0.1"   # Mathis et al. (1997) in bit/s
+//! tolerance = 0.1
+//! ```
 
 use serde::{Deserialize, Serialize};
 
@@ -88,6 +109,12 @@ pub enum Shape {
     /// Approaching `value`: each point's distance |y - value| is smaller than
     /// the previous point's (in x order), "the gap shrinks".
     Approaching,
+    /// A power of x: the least-squares slope of ln(mean) on ln(x), the
+    /// exponent, compared with `value` by `op`.
+    PowerLaw,
+    /// Every point's mean within `tolerance` (relative) of the closed form
+    /// `law` evaluated at its x.
+    Law,
 }
 
 /// Whether a shape takes a tolerance.
@@ -133,6 +160,8 @@ impl Shape {
             Shape::Linear => "linear",
             Shape::Convex => "convex",
             Shape::Approaching => "approaching",
+            Shape::PowerLaw => "power_law",
+            Shape::Law => "law",
         }
     }
 
@@ -161,6 +190,8 @@ impl Shape {
             // A quadratic's coefficient has a standard error from n >= 4 points.
             Shape::Convex => r(false, Tol::Never, false, 4),
             Shape::Approaching => r(true, Tol::Never, false, 2),
+            Shape::PowerLaw => r(true, Tol::IfApprox, false, 3),
+            Shape::Law => r(false, Tol::Relative, false, 1),
         }
     }
 }
@@ -225,6 +256,10 @@ pub struct CurveExpect {
     /// `value` (default approx).
     #[serde(default)]
     pub op: ExpectOp,
+    /// The closed form of `shape = "law"`: an expression of the x parameter
+    /// (by its name or as `x`, in base units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub law: Option<String>,
     /// The other curve of `above` / `below`: a condition over the parameters.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub than: Option<String>,
@@ -282,6 +317,36 @@ pub(super) fn condition(src: &str, names: &[&str]) -> Result<Expr, String> {
         ));
     }
     Ok(x)
+}
+
+/// The parsed `law` of a `shape = "law"` entry: it may name only `x` and,
+/// when the x axis is a parameter, that parameter.
+pub fn law_expr(src: &str, against: &Against) -> Result<Expr, String> {
+    let x = Expr::parse(src).map_err(|m| format!("cannot parse `{src}`: {m}"))?;
+    let axis = match against {
+        Against::Param(p) => Some(p.as_str()),
+        Against::Metric(_) => None,
+    };
+    if let Some(n) = x
+        .names()
+        .iter()
+        .find(|n| n.as_str() != "x" && Some(n.as_str()) != axis)
+    {
+        let allowed = match axis {
+            Some(a) => format!("`{a}` (the x parameter) or `x`"),
+            None => "`x`".to_string(),
+        };
+        return Err(format!("unknown name `{n}`; the law may name {allowed}"));
+    }
+    Ok(x)
+}
+
+/// The law's value at `x` (NaN where it is not a number).
+pub fn law_at(law: &Expr, x: f64) -> f64 {
+    match law.eval(&|_| Some(Val::Num(x))) {
+        Ok(Val::Num(y)) => y,
+        _ => f64::NAN,
+    }
 }
 
 /// The points a condition keeps (all of them without one).
@@ -429,19 +494,41 @@ pub(super) fn resolve(
                     .into(),
             ));
         }
-        if e.op != ExpectOp::Approx && !matches!(e.shape, Shape::Slope | Shape::All) {
+        if e.op != ExpectOp::Approx
+            && !matches!(e.shape, Shape::Slope | Shape::All | Shape::PowerLaw)
+        {
             return Err(err(
                 "op",
-                format!("shape = \"{name}\" takes no `op` (it goes with \"slope\" and \"all\")"),
+                format!(
+                    "shape = \"{name}\" takes no `op` (it goes with \"slope\", \"power_law\" and \"all\")"
+                ),
             ));
         }
-        if e.level.is_some() && !matches!(e.shape, Shape::Slope | Shape::Convex) {
+        if e.level.is_some() && !matches!(e.shape, Shape::Slope | Shape::Convex | Shape::PowerLaw) {
             return Err(err(
                 "level",
                 format!(
-                    "shape = \"{name}\" takes no `level` (it goes with \"slope\" and \"convex\")"
+                    "shape = \"{name}\" takes no `level` (it goes with \"slope\", \"power_law\" and \"convex\")"
                 ),
             ));
+        }
+        match (e.shape, &e.law) {
+            (Shape::Law, None) => {
+                return Err(err(
+                    "law",
+                    "shape = \"law\" needs `law`, a closed form of the x parameter".into(),
+                ))
+            }
+            (Shape::Law, Some(src)) => {
+                law_expr(src, &e.against).map_err(|m| err("law", m))?;
+            }
+            (_, Some(_)) => {
+                return Err(err(
+                    "law",
+                    format!("shape = \"{name}\" takes no `law` (it goes with \"law\")"),
+                ))
+            }
+            (_, None) => {}
         }
         if let Some(l) = e.level.filter(|l| !(*l > 0.0 && *l < 1.0)) {
             return Err(err("level", format!("{l} is not in (0, 1)")));

@@ -8,14 +8,23 @@
 //! compare := sum (("<" | "<=" | ">" | ">=" | "==" | "!=") sum)?
 //! sum     := product (("+" | "-") product)*
 //! product := unary (("*" | "/" | "%") unary)*
-//! unary   := "-" unary | atom
-//! atom    := number | "string" | name | "(" expr ")"
+//! unary   := "-" unary | power
+//! power   := atom ("^" unary)?
+//! atom    := number | "string" | name | func "(" expr ("," expr)* ")" | "(" expr ")"
+//! func    := sqrt | ln | log10 | exp | abs | min | max
 //! ```
 //!
 //! A name stands for a parameter's value: its number in base units (bits/s,
 //! seconds, bytes, packets) when it is a quantity, else its text, so both
 //! `buffer >= 2 * flows` and `cc == "new_reno"` work; `name.key` reaches into a
 //! table value (`marker.kind == "red"` for `{ kind = "red", preset = "B" }`).
+//!
+//! `^` is the power, tighter than the unary minus and right-associative, as in
+//! mathematics: `-p ^ 2` is `-(p^2)`, `2 ^ 3 ^ 2` is `2^9`, and `p ^ -0.5`
+//! takes the minus into the exponent. The functions take numbers: `sqrt`,
+//! `ln` (natural logarithm), `log10`, `exp` and `abs` one, `min` and `max` two
+//! or more, so a closed-form law of a swept parameter reads as written in the
+//! paper: `max(1.2247 * p ^ -0.5, 0.12 * p ^ -0.835)`.
 
 use std::fmt;
 
@@ -48,6 +57,7 @@ enum Tok {
     Op(&'static str),
     LParen,
     RParen,
+    Comma,
 }
 
 /// A parsed constraint.
@@ -61,10 +71,23 @@ pub enum Expr {
     Unary(&'static str, Box<Expr>),
     /// A binary operator and its operands.
     Binary(&'static str, Box<Expr>, Box<Expr>),
+    /// A function (one of [`FUNCTIONS`]) and its arguments.
+    Call(&'static str, Vec<Expr>),
 }
 
-const OPS: [&str; 16] = [
-    "<=", ">=", "==", "!=", "&&", "||", "<", ">", "+", "-", "*", "/", "%", "!", "=", "|",
+const OPS: [&str; 17] = [
+    "<=", ">=", "==", "!=", "&&", "||", "<", ">", "+", "-", "*", "/", "%", "^", "!", "=", "|",
+];
+
+/// The functions, with their fewest and most arguments.
+pub const FUNCTIONS: [(&str, usize, usize); 7] = [
+    ("sqrt", 1, 1),
+    ("ln", 1, 1),
+    ("log10", 1, 1),
+    ("exp", 1, 1),
+    ("abs", 1, 1),
+    ("min", 2, usize::MAX),
+    ("max", 2, usize::MAX),
 ];
 
 fn lex(src: &str) -> Result<Vec<Tok>, String> {
@@ -80,6 +103,9 @@ fn lex(src: &str) -> Result<Vec<Tok>, String> {
             i += 1;
         } else if c == ')' {
             out.push(Tok::RParen);
+            i += 1;
+        } else if c == ',' {
+            out.push(Tok::Comma);
             i += 1;
         } else if c == '"' || c == '\'' {
             let end = src[i + 1..]
@@ -193,7 +219,54 @@ impl Parser {
             self.pos += 1;
             return Ok(Expr::Unary("-", Box::new(self.unary()?)));
         }
-        self.atom()
+        self.power()
+    }
+    fn power(&mut self) -> Result<Expr, String> {
+        let base = self.atom()?;
+        if self.peek_op(&["^"]).is_some() {
+            self.pos += 1;
+            // The exponent may carry its own minus and power: right-associative.
+            let exponent = self.unary()?;
+            return Ok(Expr::Binary("^", Box::new(base), Box::new(exponent)));
+        }
+        Ok(base)
+    }
+    /// The arguments of function `name` after its name: `(a, b, ...)`.
+    fn call(&mut self, name: &str) -> Result<Expr, String> {
+        let Some(&(f, lo, hi)) = FUNCTIONS.iter().find(|f| f.0 == name) else {
+            let known: Vec<&str> = FUNCTIONS.iter().map(|f| f.0).collect();
+            return Err(format!(
+                "unknown function `{name}`; the functions are: {}",
+                known.join(", ")
+            ));
+        };
+        self.pos += 1; // the "("
+        let mut args = vec![self.or()?];
+        loop {
+            match self.toks.get(self.pos) {
+                Some(Tok::Comma) => {
+                    self.pos += 1;
+                    args.push(self.or()?);
+                }
+                Some(Tok::RParen) => {
+                    self.pos += 1;
+                    break;
+                }
+                _ => return Err(format!("missing `)` after the arguments of `{f}`")),
+            }
+        }
+        if args.len() < lo || args.len() > hi {
+            let want = if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("at least {lo}")
+            };
+            return Err(format!(
+                "`{f}` takes {want} argument(s), not {}",
+                args.len()
+            ));
+        }
+        Ok(Expr::Call(f, args))
     }
     fn atom(&mut self) -> Result<Expr, String> {
         let t = self.toks.get(self.pos).cloned();
@@ -203,6 +276,7 @@ impl Parser {
             Some(Tok::Str(s)) => Ok(Expr::Lit(Val::Str(s))),
             Some(Tok::Name(n)) if n == "true" => Ok(Expr::Lit(Val::Bool(true))),
             Some(Tok::Name(n)) if n == "false" => Ok(Expr::Lit(Val::Bool(false))),
+            Some(Tok::Name(n)) if self.toks.get(self.pos) == Some(&Tok::LParen) => self.call(&n),
             Some(Tok::Name(n)) => Ok(Expr::Var(n)),
             Some(Tok::LParen) => {
                 let e = self.or()?;
@@ -257,6 +331,7 @@ impl Expr {
                 a.collect_names(v);
                 b.collect_names(v);
             }
+            Expr::Call(_, args) => args.iter().for_each(|a| a.collect_names(v)),
         }
     }
 
@@ -275,6 +350,21 @@ impl Expr {
             Expr::Var(n) => lookup(n).ok_or_else(|| format!("unknown name `{n}`"))?,
             Expr::Unary("-", a) => Val::Num(-num(a.eval(lookup)?, "-")?),
             Expr::Unary(_, a) => Val::Bool(!truth(a.eval(lookup)?, "!")?),
+            Expr::Call(f, args) => {
+                let xs = args
+                    .iter()
+                    .map(|a| num(a.eval(lookup)?, f))
+                    .collect::<Result<Vec<f64>, String>>()?;
+                Val::Num(match *f {
+                    "sqrt" => xs[0].sqrt(),
+                    "ln" => xs[0].ln(),
+                    "log10" => xs[0].log10(),
+                    "exp" => xs[0].exp(),
+                    "abs" => xs[0].abs(),
+                    "min" => xs.iter().copied().fold(f64::INFINITY, f64::min),
+                    _ => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                })
+            }
             Expr::Binary(op @ ("&&" | "||"), a, b) => {
                 let x = truth(a.eval(lookup)?, op)?;
                 // Both sides are evaluated so that a typo in either is reported.
@@ -303,6 +393,7 @@ impl Expr {
                     "-" => Val::Num(x - y),
                     "*" => Val::Num(x * y),
                     "/" => Val::Num(x / y),
+                    "^" => Val::Num(x.powf(y)),
                     _ => Val::Num(x % y),
                 }
             }
@@ -347,6 +438,37 @@ mod tests {
         assert!(eval("cc > 1").unwrap_err().contains("needs numbers"));
         assert!(eval("n >").unwrap_err().contains("ends where a value"));
         assert!(eval("n 1").unwrap_err().contains("after a complete"));
+    }
+
+    #[test]
+    fn powers_bind_tighter_than_minus_and_group_to_the_right() {
+        assert_eq!(eval("2 ^ 3"), Ok(Val::Num(8.0)));
+        assert_eq!(eval("-2 ^ 2"), Ok(Val::Num(-4.0)));
+        assert_eq!(eval("2 ^ 3 ^ 2"), Ok(Val::Num(512.0)));
+        assert_eq!(eval("4 ^ -0.5"), Ok(Val::Num(0.5)));
+        assert_eq!(eval("3 * 2 ^ 2"), Ok(Val::Num(12.0)));
+        assert_eq!(eval("(1 + 1) ^ 2 / 2"), Ok(Val::Num(2.0)));
+        // A law of a swept parameter: Mathis et al. at n = 10 (a "loss rate").
+        let Ok(Val::Num(w)) = eval("sqrt(3 / (2 * n))") else {
+            panic!()
+        };
+        assert!((w - 0.3873).abs() < 1e-4, "{w}");
+    }
+
+    #[test]
+    fn functions_take_numbers_and_their_arity_is_checked() {
+        assert_eq!(eval("sqrt(16)"), Ok(Val::Num(4.0)));
+        assert_eq!(eval("ln(exp(2))"), Ok(Val::Num(2.0)));
+        assert_eq!(eval("log10(1e-3)"), Ok(Val::Num(-3.0)));
+        assert_eq!(eval("abs(-n)"), Ok(Val::Num(10.0)));
+        assert_eq!(eval("max(1, n, 3)"), Ok(Val::Num(10.0)));
+        assert_eq!(eval("min(n ^ 2, 7) + 1"), Ok(Val::Num(8.0)));
+        assert!(eval("max(1)").unwrap_err().contains("at least 2"));
+        assert!(eval("sqrt(1, 2)").unwrap_err().contains("takes 1"));
+        assert!(eval("cbrt(8)").unwrap_err().contains("unknown function"));
+        assert!(eval("sqrt(cc)").unwrap_err().contains("needs numbers"));
+        assert!(eval("max(1, 2").unwrap_err().contains("missing `)`"));
+        assert_eq!(Expr::parse("max(n, c) ^ 2").unwrap().names(), ["n", "c"]);
     }
 
     #[test]
