@@ -243,6 +243,59 @@ fn curve_of(
     Ok(Ok(out))
 }
 
+/// The published laws of `c`'s `shape = "law"` entries over a parameter, as
+/// curves for the sweep's charts: each sampled at 64 points over the x range
+/// its own points cover (log-spaced when that range spans a decade), in
+/// base units.
+pub fn law_references(c: &Campaign) -> Vec<analysis::plot_sweep::Reference> {
+    const SAMPLES: usize = 64;
+    let mut out = Vec::new();
+    for check in &c.curves {
+        let e = &check.expect;
+        let (Shape::Law, Some(src), Against::Param(name)) = (e.shape, &e.law, &e.against) else {
+            continue;
+        };
+        let Ok(law) = law_expr(src, &e.against) else {
+            continue;
+        };
+        let xs: Vec<f64> = check.points.iter().filter_map(|p| p.1).collect();
+        let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let (lo, hi) = (
+            e.x_min.map_or(lo, |a| lo.max(a)),
+            e.x_max.map_or(hi, |b| hi.min(b)),
+        );
+        if !(lo.is_finite() && hi.is_finite() && hi > lo) {
+            continue;
+        }
+        let log = lo > 0.0 && hi >= 10.0 * lo;
+        let points = (0..SAMPLES)
+            .map(|k| {
+                let f = k as f64 / (SAMPLES - 1) as f64;
+                let x = if log {
+                    (lo.ln() + f * (hi.ln() - lo.ln())).exp()
+                } else {
+                    lo + f * (hi - lo)
+                };
+                (x, law_at(&law, x))
+            })
+            .filter(|p| p.1.is_finite())
+            .collect();
+        let mut label: String = e.source.chars().take(60).collect();
+        if label.len() < e.source.len() {
+            label.push_str("...");
+        }
+        out.push(analysis::plot_sweep::Reference {
+            scope: e.scope.clone(),
+            metric: e.metric.clone(),
+            against: name.clone(),
+            label,
+            points,
+        });
+    }
+    out
+}
+
 /// Evaluate every curve expectation of `c` on the finished store `dir`.
 pub fn evaluate(c: &Campaign, dir: &Path) -> Result<Vec<Verdict>, String> {
     let mut parts = Parts::new(c, dir);

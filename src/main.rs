@@ -519,7 +519,12 @@ fn cmd_plot_xy(
 
 fn cmd_plot(dir: &Path) -> Result<ExitCode, String> {
     let files = if analysis::campaign::is_campaign(dir) {
-        analysis::plot_sweep::plot_campaign(dir)
+        // The laws its `[[sweep.expect]]` entries check, drawn beside the
+        // curves (a store whose scenario no longer parses is drawn without).
+        let refs = sweep::load_campaign(&dir.join("scenario.toml"), None, None)
+            .map(|c| curve::law_references(&c))
+            .unwrap_or_default();
+        analysis::plot_sweep::plot_campaign_with(dir, &refs)
     } else {
         analysis::plot::plot_dir(dir)
     }

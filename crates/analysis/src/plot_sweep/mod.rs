@@ -7,13 +7,20 @@
 //!   is numeric, x is the point index and the tick labels are the points' labels.
 //! - One chart per (scope, metric): `sweep_<scope>_<metric>.{png,svg}`. Each
 //!   series is one subject combined with the labels of the other parameters
-//!   (legend `high` or `high, buf=50pkt`), drawn as markers at the means, joined
+//!   (legend `high` or `high, buf=50pkt`; a parameter zipped with x, one value
+//!   per x, splits nothing), drawn as markers at the means, joined
 //!   in x order, with ±`ci95_half` error bars (none where the half-width is null).
 //! - At most [`MAX_SERIES`] series per chart, in the order they first appear in
 //!   the summary; the caption says how many more were left out.
 //!
 //! - Link charts show the busy links only (see `busy_links`): a dumbbell's
 //!   bottleneck, not its dozens of access and ACK links.
+//!
+//! - The y axis is logarithmic too when x is, every mean is positive and
+//!   the means span at least a decade (a response function's log-log plot).
+//! - Reference curves ([`Reference`], e.g. a published law the sweep checks)
+//!   are drawn as black lines on the chart of their scope and metric when x
+//!   is their parameter.
 //!
 //! Points with a non-finite mean are skipped; a chart with no point left is not
 //! drawn. Drawing, fonts and atomic file writes are [`crate::plot`]'s.
@@ -31,6 +38,23 @@ use crate::error::AnalysisError;
 use crate::metrics::NOTABLE_UTILISATION;
 use crate::plot::{axis, render, safe, Chart, PlotFormat, FONT};
 use crate::read::{find_table, floats, read_table, strings};
+
+/// A curve to draw beside the measured ones: `y(x)` sampled in base units,
+/// on the chart of `scope` and `metric` whose x axis is the parameter
+/// `against`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    /// Scope of the chart (`group`, `link`, `run`).
+    pub scope: String,
+    /// Metric of the chart.
+    pub metric: String,
+    /// The swept parameter it is a function of.
+    pub against: String,
+    /// Legend text.
+    pub label: String,
+    /// `(x, y)` in base units, in x order.
+    pub points: Vec<(f64, f64)>,
+}
 
 /// Most series drawn on one chart; more would make the legend unreadable.
 pub const MAX_SERIES: usize = 12;
@@ -172,9 +196,13 @@ struct SweepChart {
     xdesc: String,
     ydesc: String,
     log: bool,
+    /// Logarithmic y axis (only with a logarithmic x).
+    ylog: bool,
     /// Tick labels by point index; empty for a numeric axis.
     ticks: BTreeMap<i64, String>,
     lines: Vec<Line>,
+    /// Reference curves `(label, points)` in axis units.
+    refs: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 /// A chart under construction: lines in first-seen order.
@@ -211,10 +239,30 @@ fn busy_links(rows: &Rows) -> BTreeSet<&str> {
     pick(&|_, _| true)
 }
 
+/// The parameters other than x that split a chart's lines: those that take
+/// more than one value at some x. A parameter zipped with x (one value per x,
+/// e.g. a run length that grows as the loss rate falls) does not.
+fn splitting(m: &Manifest, rows: &Rows, x: &XAxis) -> Vec<usize> {
+    let Some(k) = x.param else {
+        return Vec::new();
+    };
+    (0..m.params.len())
+        .filter(|&j| j != k)
+        .filter(|&j| {
+            let mut at: BTreeMap<u64, &str> = BTreeMap::new();
+            (0..rows.len()).any(|i| {
+                let label = rows.labels[j][i].as_str();
+                *at.entry(rows.values[k][i].to_bits()).or_insert(label) != label
+            })
+        })
+        .collect()
+}
+
 /// The charts of `rows`, sorted by (scope, metric), before capping.
 fn build(m: &Manifest, rows: &Rows, x: &XAxis) -> BTreeMap<(String, String), Building> {
     let mut charts: BTreeMap<(String, String), Building> = BTreeMap::new();
     let links = busy_links(rows);
+    let split = splitting(m, rows, x);
     for i in 0..rows.len() {
         if rows.scope[i] == "link" && !links.contains(rows.subject[i].as_str()) {
             continue;
@@ -226,12 +274,8 @@ fn build(m: &Manifest, rows: &Rows, x: &XAxis) -> BTreeMap<(String, String), Bui
         let (_, k) = axis(&rows.metric[i]);
         let (y, h) = (rows.mean[i] * k, rows.half[i] * k);
         let mut name = rows.subject[i].clone();
-        if x.param.is_some() {
-            for (j, p) in m.params.iter().enumerate() {
-                if Some(j) != x.param {
-                    name.push_str(&format!(", {}={}", p.name, rows.labels[j][i]));
-                }
-            }
+        for &j in &split {
+            name.push_str(&format!(", {}={}", m.params[j].name, rows.labels[j][i]));
         }
         let chart = charts
             .entry((rows.scope[i].clone(), rows.metric[i].clone()))
@@ -256,7 +300,7 @@ fn build(m: &Manifest, rows: &Rows, x: &XAxis) -> BTreeMap<(String, String), Bui
 
 /// The finished charts: points in x order, empty lines dropped, at most
 /// [`MAX_SERIES`] lines each, charts without a point left out.
-fn charts(m: &Manifest, rows: &Rows) -> Vec<SweepChart> {
+fn charts(m: &Manifest, rows: &Rows, references: &[Reference]) -> Vec<SweepChart> {
     let x = choose_x(m, rows);
     let mut out = Vec::new();
     for ((scope, metric), b) in build(m, rows, &x) {
@@ -281,15 +325,40 @@ fn charts(m: &Manifest, rows: &Rows) -> Vec<SweepChart> {
         if omitted > 0 {
             title.push_str(&format!("; {omitted} more series not drawn"));
         }
+        let (ydesc, yscale) = axis(&metric);
+        let refs: Vec<(String, Vec<(f64, f64)>)> = match x.param {
+            Some(k) => references
+                .iter()
+                .filter(|r| r.scope == scope && r.metric == metric && r.against == m.params[k].name)
+                .map(|r| {
+                    let pts = r
+                        .points
+                        .iter()
+                        .map(|&(a, b)| (a * x.scale, b * yscale))
+                        .filter(|p| p.0.is_finite() && p.1.is_finite())
+                        .collect();
+                    (r.label.clone(), pts)
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let means = lines.iter().flat_map(|l| l.points.iter().map(|p| p.1));
+        let (lo, hi) = means.fold((f64::INFINITY, 0.0f64), |(a, b), y| (a.min(y), b.max(y)));
+        let ylog = x.log
+            && lo > 0.0
+            && hi >= 10.0 * lo
+            && refs.iter().all(|r| r.1.iter().all(|p| p.1 > 0.0));
         out.push(SweepChart {
             title,
             xdesc: x.desc.clone(),
-            ydesc: axis(&metric).0,
+            ydesc,
             log: x.log,
+            ylog,
             ticks: x.ticks.clone(),
             scope,
             metric,
             lines,
+            refs,
         });
     }
     out
@@ -355,18 +424,25 @@ impl SweepChart {
         padded(lo, hi, 0.05, 0.5)
     }
 
-    /// The y range over means and intervals, padded; not below zero when no
-    /// value is.
+    /// The y range over means, intervals and reference curves, padded; not
+    /// below zero when no value is; on a log axis, over the positive values,
+    /// widened by 15 % each way.
     fn y_range(&self) -> (f64, f64) {
+        let refs = self.refs.iter().flat_map(|r| r.1.iter().map(|p| p.1));
         let (lo, hi) = self
             .points()
             .flat_map(|&(_, y, h)| {
                 let h = if h.is_finite() { h.abs() } else { 0.0 };
                 [y - h, y + h]
             })
+            .chain(refs)
+            .filter(|v| !self.ylog || *v > 0.0)
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
                 (a.min(v), b.max(v))
             });
+        if self.ylog {
+            return (lo / 1.15, hi * 1.15);
+        }
         let (y0, y1) = padded(lo, hi, 0.08, 1.0);
         if lo >= 0.0 && y0 < 0.0 {
             (0.0, y1)
@@ -390,10 +466,17 @@ impl SweepChart {
     /// (upper right on a tie). `x` maps an x value to its axis position in 0..1.
     fn legend_corner(&self, x: impl Fn(f64) -> f64) -> SeriesLabelPosition {
         let (y0, y1) = self.y_range();
+        let y = |v: f64| {
+            if self.ylog {
+                (v.max(y0).ln() - y0.ln()) / (y1.ln() - y0.ln())
+            } else {
+                (v - y0) / (y1 - y0)
+            }
+        };
         let mut count = [0usize; 4];
         for &(px, py, _) in self.points() {
             let right = x(px) > 0.5;
-            let upper = (py - y0) / (y1 - y0) > 0.5;
+            let upper = y(py) > 0.5;
             count[usize::from(!upper) * 2 + usize::from(!right)] += 1;
         }
         let best = (0..4).min_by_key(|&i| (count[i], i)).unwrap_or(0);
@@ -406,28 +489,33 @@ impl SweepChart {
             .clone()
     }
 
-    /// Draw on `root` with the x axis `xspec` (linear or logarithmic) and the
-    /// legend in `corner`.
-    fn draw_on<DB, X>(
+    /// Draw on `root` with the axes `xspec` and `yspec` (linear or
+    /// logarithmic) and the legend in `corner`.
+    fn draw_on<DB, X, Y>(
         &self,
         root: &DrawingArea<DB, Shift>,
         xspec: X,
+        yspec: Y,
         corner: SeriesLabelPosition,
     ) -> Result<(), String>
     where
         DB: DrawingBackend,
         X: AsRangedCoord<Value = f64>,
         X::CoordDescType: ValueFormatter<f64>,
+        Y: AsRangedCoord<Value = f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
     {
         let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
         root.fill(&WHITE).map_err(e)?;
-        let (y0, y1) = self.y_range();
+        let (y0, _) = self.y_range();
+        // An interval reaching below a log axis is drawn down to its floor.
+        let floor = |v: f64| if self.ylog { v.max(y0) } else { v };
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 22))
             .margin(12)
             .x_label_area_size(48)
             .y_label_area_size(72)
-            .build_cartesian_2d(xspec, y0..y1)
+            .build_cartesian_2d(xspec, yspec)
             .map_err(e)?;
         let xfmt = |v: &f64| self.tick_label(*v);
         let yfmt = |v: &f64| fmt_tick(*v);
@@ -452,7 +540,7 @@ impl SweepChart {
                         .map(|&(x, y, h)| {
                             ErrorBar::new_vertical(
                                 x,
-                                y - h.abs(),
+                                floor(y - h.abs()),
                                 y,
                                 y + h.abs(),
                                 color.stroke_width(1),
@@ -481,6 +569,25 @@ impl SweepChart {
                         + Circle::new((10, 0), 4, color.filled())
                 });
         }
+        // Reference curves in black: the first solid, the others dashed
+        // with longer dashes each.
+        for (i, (label, pts)) in self.refs.iter().enumerate() {
+            let style = BLACK.stroke_width(2);
+            let anno = if i == 0 {
+                chart.draw_series(LineSeries::new(pts.iter().copied(), style))
+            } else {
+                let dash = 4 + 4 * i as u32;
+                chart.draw_series(DashedLineSeries::new(pts.iter().copied(), dash, 4, style))
+            }
+            .map_err(e)?;
+            // Legend: a solid line, or two dashes.
+            let gap = if i == 0 { 0 } else { 4 };
+            anno.label(label.as_str()).legend(move |(x, y)| {
+                EmptyElement::at((x, y))
+                    + PathElement::new(vec![(0, 0), (10 - gap, 0)], style)
+                    + PathElement::new(vec![(10 + gap, 0), (20, 0)], style)
+            });
+        }
         let mut legend = chart.configure_series_labels();
         legend
             .position(corner)
@@ -495,13 +602,18 @@ impl SweepChart {
 impl Chart for SweepChart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let (x0, x1) = self.x_range();
+        let (y0, y1) = self.y_range();
         if self.log {
             let (l0, l1) = (x0.ln(), x1.ln());
             let corner = self.legend_corner(|x| (x.ln() - l0) / (l1 - l0));
-            self.draw_on(root, (x0..x1).log_scale(), corner)
+            if self.ylog {
+                self.draw_on(root, (x0..x1).log_scale(), (y0..y1).log_scale(), corner)
+            } else {
+                self.draw_on(root, (x0..x1).log_scale(), y0..y1, corner)
+            }
         } else {
             let corner = self.legend_corner(|x| (x - x0) / (x1 - x0));
-            self.draw_on(root, x0..x1, corner)
+            self.draw_on(root, x0..x1, y0..y1, corner)
         }
     }
 }
@@ -511,6 +623,14 @@ impl Chart for SweepChart {
 /// format) order. A missing summary is an [`AnalysisError::Input`]: run
 /// `netsim collect DIR` first.
 pub fn plot_campaign(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
+    plot_campaign_with(dir, &[])
+}
+
+/// [`plot_campaign`] with reference curves drawn on the charts they belong to.
+pub fn plot_campaign_with(
+    dir: &Path,
+    references: &[Reference],
+) -> Result<Vec<PathBuf>, AnalysisError> {
     let m = Manifest::read(dir)?;
     let summary = find_table(dir, "summary").ok_or_else(|| AnalysisError::Input {
         path: dir.to_path_buf(),
@@ -522,7 +642,7 @@ pub fn plot_campaign(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
     let rows = Rows::read(&read_table(&summary)?, &m)?;
     let mut out = Vec::new();
     let mut used = BTreeMap::new();
-    for c in charts(&m, &rows) {
+    for c in charts(&m, &rows, references) {
         // Distinct metrics can share a sanitized name; keep both charts.
         let stem = c.file_stem();
         let n: &mut usize = used.entry(stem.clone()).or_default();

@@ -191,7 +191,7 @@ fn a_log_parameter_gives_a_log_axis_chart() {
     let df = summary(&m, |p, _| 1e6 / (p as f64 + 1.0));
     let dir = store(&m, &df, Format::Parquet);
     let rows = Rows::read(&df, &m).unwrap();
-    let cs = charts(&m, &rows);
+    let cs = charts(&m, &rows, &[]);
     assert!(cs.iter().all(|c| c.log));
     let files = plot_campaign(dir.path()).unwrap();
     assert_eq!(files.len(), 6);
@@ -203,6 +203,84 @@ fn a_log_parameter_gives_a_log_axis_chart() {
         "log ticks missing"
     );
     assert!(has_text(&g, "high") && has_text(&g, "low"));
+}
+
+#[test]
+fn a_response_function_is_drawn_on_log_log_axes_beside_its_law() {
+    // Goodput ~ 1/sqrt(p) over two decades of p: means span a decade, so y
+    // is logarithmic too; the law is a black line with its legend.
+    let pts: Vec<(Vec<&str>, Vec<f64>)> = [("1e-4", 1e-4), ("1e-3", 1e-3), ("1e-2", 1e-2)]
+        .iter()
+        .map(|&(l, v)| (vec![l], vec![v]))
+        .collect();
+    let m = manifest(vec![param("p", "number", "", true)], &pts);
+    let df = summary(&m, |p, _| 1e6 / 10f64.powf(p as f64 / 2.0));
+    let dir = store(&m, &df, Format::Parquet);
+    let rows = Rows::read(&df, &m).unwrap();
+    let law = Reference {
+        scope: "group".into(),
+        metric: "goodput_bps".into(),
+        against: "p".into(),
+        label: "Mathis et al. (1997)".into(),
+        points: (0..=20)
+            .map(|k| {
+                let p = 1e-4 * 10f64.powf(k as f64 / 10.0);
+                (p, 1e4 / p.sqrt())
+            })
+            .collect(),
+    };
+    let cs = charts(&m, &rows, std::slice::from_ref(&law));
+    let g = cs.iter().find(|c| c.metric == "goodput_bps").unwrap();
+    assert!(g.log && g.ylog);
+    assert_eq!(g.refs.len(), 1);
+    assert_eq!(g.refs[0].1.len(), 21);
+    // Other metrics' charts do not get it.
+    assert!(cs
+        .iter()
+        .filter(|c| c.metric != "goodput_bps")
+        .all(|c| c.refs.is_empty()));
+    let files = plot_campaign_with(dir.path(), &[law]).unwrap();
+    assert_eq!(files.len(), 6);
+    let svg = svg(dir.path(), "sweep_group_goodput_bps");
+    assert!(has_text(&svg, "Mathis et al. (1997)"), "the law's legend");
+    // A parameter zipped with p (one run length per p) splits no line; one
+    // crossed with it does.
+    let zipped: Vec<(Vec<&str>, Vec<f64>)> =
+        [("1e-4", "1000s"), ("1e-3", "300s"), ("1e-2", "100s")]
+            .iter()
+            .map(|&(l, d)| (vec![l, d], vec![l.parse().unwrap(), f64::NAN]))
+            .collect();
+    let zm = manifest(
+        vec![
+            param("p", "number", "", true),
+            param("duration", "label", "", false),
+        ],
+        &zipped,
+    );
+    let rows = Rows::read(&summary(&zm, |p, _| 1.0 + p as f64), &zm).unwrap();
+    let g = charts(&zm, &rows, &[]);
+    let g = g.iter().find(|c| c.metric == "goodput_bps").unwrap();
+    assert_eq!(g.lines.len(), 2, "high and low, not split by duration");
+    let crossed: Vec<(Vec<&str>, Vec<f64>)> =
+        [("1e-4", "a"), ("1e-4", "b"), ("1e-2", "a"), ("1e-2", "b")]
+            .iter()
+            .map(|&(l, d)| (vec![l, d], vec![l.parse().unwrap(), f64::NAN]))
+            .collect();
+    let cm = manifest(
+        vec![
+            param("p", "number", "", true),
+            param("aqm", "label", "", false),
+        ],
+        &crossed,
+    );
+    let rows = Rows::read(&summary(&cm, |p, _| 1.0 + p as f64), &cm).unwrap();
+    let g = charts(&cm, &rows, &[]);
+    let g = g.iter().find(|c| c.metric == "goodput_bps").unwrap();
+    assert_eq!(g.lines.len(), 4, "subject x aqm");
+    // A linear-x chart never gets a log y.
+    let lin = manifest(vec![param("p", "number", "", false)], &pts);
+    let rows = Rows::read(&summary(&lin, |p, _| 1e6 / 10f64.powf(p as f64)), &lin).unwrap();
+    assert!(charts(&lin, &rows, &[]).iter().all(|c| !c.ylog));
 }
 
 #[test]
@@ -277,7 +355,7 @@ fn series_beyond_the_cap_are_left_out_with_a_note() {
         &pts,
     );
     let rows = Rows::read(&summary(&m, |p, _| p as f64), &m).unwrap();
-    let cs = charts(&m, &rows);
+    let cs = charts(&m, &rows, &[]);
     let g = cs.iter().find(|c| c.metric == "goodput_bps").unwrap();
     assert_eq!(g.lines.len(), MAX_SERIES);
     assert!(g.title.contains("4 more series not drawn"), "{}", g.title);
@@ -295,7 +373,9 @@ fn the_legend_avoids_the_data() {
         xdesc: String::new(),
         ydesc: String::new(),
         log: false,
+        ylog: false,
         ticks: BTreeMap::new(),
+        refs: Vec::new(),
         lines: vec![Line {
             name: "a".into(),
             points,

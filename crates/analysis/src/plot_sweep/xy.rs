@@ -197,8 +197,10 @@ pub fn plot_xy(
         xdesc: format!("{xdesc} ({} {})", x.scope, x.subject),
         ydesc: format!("{ydesc} ({} {})", y.scope, y.subject),
         log: false,
+        ylog: false,
         ticks: BTreeMap::new(),
         lines,
+        refs: Vec::new(),
     };
     let stem = format!("xy_{}_vs_{}", safe(&y.metric), safe(&x.metric));
     render(dir, &stem, &PlotFormat::ALL, &chart)
