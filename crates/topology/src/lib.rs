@@ -17,6 +17,7 @@
 
 pub mod build;
 pub mod error;
+mod factories;
 pub mod graph;
 pub mod limits;
 pub mod per_flow;

@@ -325,12 +325,9 @@ impl WebSchedule {
     /// page counts and first page times from `rng`).
     pub fn new(cfg: &WebConfig, start: SimTime, rng: &mut SimRng) -> Self {
         let firsts = first_requests(cfg, start, rng);
-        let mut sessions: Vec<Session> =
-            (0..cfg.sessions).map(|_| Session::new(cfg, rng)).collect();
-        sessions.shrink_to_fit();
         WebSchedule {
             cfg: cfg.clone(),
-            sessions,
+            sessions: (0..cfg.sessions).map(|_| Session::new(cfg, rng)).collect(),
             next: firsts.into_iter().map(Reverse).collect(),
         }
     }
