@@ -105,14 +105,19 @@ impl Combine {
     }
 }
 
-/// A price-feedback header: congestion pricing (seed 000), a scalar that routers
-/// combine along the path and the receiver echoes.
-#[derive(Copy, Clone, Debug, PartialEq)]
+/// A price-feedback header for congestion pricing (Zimmermann 2005): the
+/// sender stamps it zeroed, routers combine their prices into it along the
+/// path, and the receiver echoes the last data packet's header on its ACK
+/// (as for every header family).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct PriceHeader {
-    /// Path-accumulated price (unitless; the combining rule is the link algorithm's).
+    /// Explicit price feedback (EPF): the sum of the link prices along the
+    /// path, each router adding its own at full precision (unitless).
     pub price: f64,
-    /// The value echoed from the last data packet the receiver saw.
-    pub echo: f64,
+    /// Multi-bit exponential marking: bit i set by any router on the path
+    /// that marks its code bit i (with probability 1 - phi_i^-price there),
+    /// OR-combined along the path; bits 0..3 carry the 4-bit code.
+    pub marks: u8,
 }
 
 /// An explicit-rate header: the rate routers allow, combined by min along the path,
