@@ -358,6 +358,7 @@ fn as_expect(check: &CurveCheck) -> Expect {
             e.against.label()
         ),
         ratio_to: e.ratio_to.clone(),
+        relative_to: None,
         level: e.level,
         value: e.value.unwrap_or(f64::NAN),
         op: e.op,

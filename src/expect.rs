@@ -6,7 +6,7 @@
 //! `level` (default 95 %).
 
 use analysis::{Metrics, Summary};
-use topology::scenario::{Expect, ExpectKind, ExpectOp};
+use topology::scenario::{Expect, ExpectKind, ExpectOp, Reference};
 
 /// The outcome of one expectation.
 pub struct Verdict {
@@ -26,10 +26,22 @@ pub struct Verdict {
 
 /// The per-replication values an expectation is judged on (looked up by
 /// index in `m`).
-fn samples(e: &Expect, m: &Metrics<'_>) -> Vec<f64> {
+fn samples(e: &Expect, m: &Metrics<'_>, reference: &References<'_>) -> Vec<f64> {
+    // `relative_to`: the subject group's reference rate, the same in every
+    // replication (none: no samples, and the verdict says why).
+    let per_flow = match e.relative_to {
+        Some(r) => match reference(r, &e.subject) {
+            Some(v) if v > 0.0 => Some(v),
+            _ => return Vec::new(),
+        },
+        None => None,
+    };
     (0..m.replications())
         .filter_map(|rep| {
             let x = m.find_value(rep, &e.scope, &e.subject, &e.metric)?;
+            if let Some(v) = per_flow {
+                return Some(x / v);
+            }
             match &e.ratio_to {
                 None => Some(x),
                 Some(den) => {
@@ -41,15 +53,30 @@ fn samples(e: &Expect, m: &Metrics<'_>) -> Vec<f64> {
         .collect()
 }
 
-/// Evaluate every expectation against the per-replication metrics of `m`.
-pub fn evaluate(expects: &[Expect], m: &Metrics<'_>) -> Vec<Verdict> {
+/// A group's per-flow reference rate (`[[expect]] relative_to`), bits/s, by
+/// group name.
+pub type References<'a> = dyn Fn(Reference, &str) -> Option<f64> + 'a;
+
+/// Evaluate every expectation against the per-replication metrics of `m`;
+/// `reference` answers `relative_to`.
+pub fn evaluate(expects: &[Expect], m: &Metrics<'_>, reference: &References<'_>) -> Vec<Verdict> {
     expects
         .iter()
         .map(|e| {
-            let xs = samples(e, m);
+            let xs = samples(e, m, reference);
             let s = Summary::with_level(&xs, e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL));
             let got = (s.n > 0).then_some((s.mean, s.half_width, s.n));
             let (pass, rule) = match got {
+                None if e.relative_to.is_some() => (
+                    false,
+                    format!(
+                        "no {} for group `{}` (a long-lived flow group on the oracle's paths) \
+                         or no `{}` in the runs",
+                        e.relative_to.map_or("", reference_word),
+                        e.subject,
+                        e.metric
+                    ),
+                ),
                 None => (
                     false,
                     format!(
@@ -73,6 +100,14 @@ pub fn evaluate(expects: &[Expect], m: &Metrics<'_>) -> Vec<Verdict> {
             }
         })
         .collect()
+}
+
+/// How a reference allocation is named in verdicts.
+pub fn reference_word(r: Reference) -> &'static str {
+    match r {
+        Reference::NumOptimum => "NUM optimum",
+        Reference::MaxMinShare => "max-min share",
+    }
 }
 
 fn judge(e: &Expect, mean: f64, half: f64) -> (bool, String) {
@@ -137,9 +172,16 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
         };
         rows.push([
             scenario.to_string(),
-            match &e.ratio_to {
-                None => format!("{} {} {}", e.scope, e.subject, e.metric),
-                Some(d) => format!("{} {}/{} {}", e.scope, e.subject, d, e.metric),
+            match (&e.ratio_to, e.relative_to) {
+                (_, Some(r)) => format!(
+                    "{} {} {} / {}",
+                    e.scope,
+                    e.subject,
+                    e.metric,
+                    reference_word(r)
+                ),
+                (None, None) => format!("{} {} {}", e.scope, e.subject, e.metric),
+                (Some(d), None) => format!("{} {}/{} {}", e.scope, e.subject, d, e.metric),
             },
             e.source.clone(),
             v.text.as_ref().map_or_else(|| g(e.value), |t| t.0.clone()),
@@ -256,6 +298,7 @@ mod tests {
             subject: "a".into(),
             metric: "goodput_bps".into(),
             ratio_to: None,
+            relative_to: None,
             level: None,
             value,
             op,
@@ -373,7 +416,7 @@ mod tests {
         let mut e = exp(ExpectOp::Approx, 3.0, Some(0.01), None);
         e.ratio_to = Some("b".into());
         e.level = Some(0.90);
-        let v = &evaluate(&[e], &Metrics::new(&runs))[0];
+        let v = &evaluate(&[e], &Metrics::new(&runs), &|_, _| None)[0];
         let (mean, half, n) = v.got.unwrap();
         assert_eq!((mean, n), (3.0, 3));
         // sd = 1, t_{0.95, 2} = 2.919986 (Student-t table), half = t * 1 / sqrt(3).
@@ -386,7 +429,7 @@ mod tests {
         let runs = set(vec![run(2, 1)]);
         let mut e = exp(ExpectOp::Approx, 2.0, Some(0.01), None);
         e.ratio_to = Some("nobody".into());
-        let v = &evaluate(&[e], &Metrics::new(&runs))[0];
+        let v = &evaluate(&[e], &Metrics::new(&runs), &|_, _| None)[0];
         assert!(v.got.is_none() && !v.pass);
         assert!(v.rule.contains("`nobody`"), "{}", v.rule);
     }

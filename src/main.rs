@@ -17,8 +17,8 @@
 
 mod curve;
 mod expect;
-mod maxmin_report;
 mod model;
+mod oracle;
 mod reproduce;
 mod runner;
 mod slurm;
@@ -365,10 +365,13 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     }
 
     let mut body = analysis::report::render_report(&metrics);
-    if let Some(mm) = maxmin_report::section(&resolved, &metrics) {
-        body.push_str(&mm);
-    }
-    let verdicts = expect::evaluate(&resolved.scenario.expect, &metrics);
+    let oracles = oracle::Oracles::compute(&resolved);
+    body.push_str(&oracles.sections(&resolved, &metrics));
+    let verdicts = expect::evaluate(
+        &resolved.scenario.expect,
+        &metrics,
+        &oracle::lookup(&resolved, &oracles),
+    );
     if !verdicts.is_empty() {
         body.push_str("\nReference values\n");
         body.push_str(&expect::render(&[(

@@ -124,7 +124,12 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
     for (i, (path, resolved)) in selected.iter().enumerate() {
         let t = Instant::now();
         let (set, _) = runner::run_set(resolved, o.threads, false)?;
-        let verdicts = expect::evaluate(&resolved.scenario.expect, &analysis::Metrics::new(&set));
+        let oracles = crate::oracle::Oracles::compute(resolved);
+        let verdicts = expect::evaluate(
+            &resolved.scenario.expect,
+            &analysis::Metrics::new(&set),
+            &crate::oracle::lookup(resolved, &oracles),
+        );
         let passed = verdicts.iter().filter(|v| v.pass).count();
         eprintln!(
             "[{}/{}] {}: {passed}/{} reference values ({:.1} s)",

@@ -70,6 +70,7 @@ pub mod fairness;
 pub mod maxmin;
 pub mod metrics;
 pub mod models;
+pub mod num;
 pub mod plot;
 pub mod plot_sweep;
 pub mod read;

@@ -166,6 +166,30 @@ impl Resolved {
                     ));
                 }
             }
+            if e.relative_to.is_some() {
+                if e.scope != "group" {
+                    return Err(err(
+                        format!("{at}.relative_to"),
+                        "a reference allocation is per flow group: needs scope = \"group\"",
+                    ));
+                }
+                if e.ratio_to.is_some() {
+                    return Err(err(
+                        format!("{at}.relative_to"),
+                        "use either ratio_to or relative_to, not both",
+                    ));
+                }
+                if !e.metric.ends_with("_bps") {
+                    return Err(err(
+                        format!("{at}.metric"),
+                        format!(
+                            "`{}` is not a rate; relative_to divides a rate metric \
+                             (throughput_bps, goodput_bps) by the reference rate",
+                            e.metric
+                        ),
+                    ));
+                }
+            }
             if e.level.is_some_and(|l| !(l > 0.0 && l < 1.0)) {
                 return Err(err(format!("{at}.level"), "must be in (0, 1), e.g. 0.9"));
             }
@@ -406,6 +430,20 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
     }
     if r.replications == 0 {
         return Err(err("run.replications", "must be >= 1"));
+    }
+    if let Some(o) = &sc.oracle {
+        // Bounded above so that the utilities' marginals x^-alpha stay
+        // finite in f64 for rates between 1 b/s and 1 Tb/s.
+        if !(o.alpha > 0.0 && o.alpha <= 20.0) {
+            return Err(err(
+                "oracle.alpha",
+                format!(
+                    "{} is not in (0, 20]: 1 is proportional fairness, 2 minimum \
+                     potential delay, larger values approach max-min",
+                    o.alpha
+                ),
+            ));
+        }
     }
     if let Some(f) = &r.fairness {
         if !(f.epsilon > 0.0 && f.epsilon < 1.0) {

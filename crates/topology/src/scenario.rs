@@ -40,6 +40,43 @@ pub struct Scenario {
     /// A parameter sweep (`netsim sweep`); `netsim run` runs the file's own values.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<crate::sweep::SweepConfig>,
+    /// The utility-maximisation oracle's settings (`[oracle]`); its presence
+    /// also asks `netsim run` for the oracle's section.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracle: Option<OracleConfig>,
+}
+
+/// `[oracle]`: the network utility maximisation reference (the weighted
+/// alpha-fair allocation of the long-lived flows over the links).
+#[derive(Copy, Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OracleConfig {
+    /// The fairness exponent alpha > 0 of the utilities `w x^(1 - alpha) /
+    /// (1 - alpha)`: 1 is weighted proportional fairness (`w ln x`, the
+    /// default), 2 minimum potential delay, large values approach max-min.
+    #[serde(default = "one_f64")]
+    pub alpha: f64,
+}
+
+impl Default for OracleConfig {
+    fn default() -> Self {
+        OracleConfig { alpha: 1.0 }
+    }
+}
+
+fn one_f64() -> f64 {
+    1.0
+}
+
+/// A reference allocation a group's per-flow rate can be divided by
+/// (`[[expect]] relative_to`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reference {
+    /// The weighted alpha-fair optimum per flow (`[oracle]`).
+    NumOptimum,
+    /// The max-min fair share per flow (water-filling).
+    MaxMinShare,
 }
 
 /// Run settings (`[run]`).
@@ -498,6 +535,11 @@ pub struct Expect {
     /// throughput" with its confidence interval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_to: Option<String>,
+    /// Compare the metric divided by the subject group's per-flow reference
+    /// rate (`"num_optimum"` or `"max_min_share"`, both bits/s) instead of the
+    /// metric: `value = 1` asks for the optimum. Group scope, a rate metric.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_to: Option<Reference>,
     /// Confidence level of netsim's interval, in (0, 1). Default 0.95; the seed
     /// papers often report 90 % intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -186,6 +186,17 @@ impl CcConfig {
         )
     }
 
+    /// The weight w of the controller's utility, in bits/s, for controllers
+    /// that declare one (a willingness to pay): the NUM oracle's weight for
+    /// the flow (`U(x) = w ln x` at alpha = 1). `pkt_bytes` converts weights
+    /// the controller keeps in packets per second.
+    pub fn utility_weight(&self, _pkt_bytes: f64) -> Option<f64> {
+        match self {
+            CcConfig::Kelly(k) => Some(k.omega.bps_f64()),
+            _ => None,
+        }
+    }
+
     /// The scenario name of this controller.
     pub fn name(&self) -> &'static str {
         match self {
