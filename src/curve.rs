@@ -359,6 +359,7 @@ fn as_expect(check: &CurveCheck) -> Expect {
         ),
         ratio_to: e.ratio_to.clone(),
         relative_to: None,
+        window: None,
         level: e.level,
         value: e.value.unwrap_or(f64::NAN),
         op: e.op,

@@ -36,6 +36,15 @@ fn samples(e: &Expect, m: &Metrics<'_>, reference: &References<'_>) -> Vec<f64> 
         },
         None => None,
     };
+    if let Some([from, to]) = e.window {
+        let Some(scope) = analysis::metrics::Scope::parse(&e.scope) else {
+            return Vec::new();
+        };
+        let span = (from.as_secs_f64(), to.as_secs_f64());
+        return (0..m.replications())
+            .filter_map(|rep| m.window_mean(rep, scope, &e.subject, &e.metric, span))
+            .collect();
+    }
     (0..m.replications())
         .filter_map(|rep| {
             let x = m.find_value(rep, &e.scope, &e.subject, &e.metric)?;
@@ -67,6 +76,13 @@ pub fn evaluate(expects: &[Expect], m: &Metrics<'_>, reference: &References<'_>)
             let s = Summary::with_level(&xs, e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL));
             let got = (s.n > 0).then_some((s.mean, s.half_width, s.n));
             let (pass, rule) = match got {
+                None if e.window.is_some() => (
+                    false,
+                    format!(
+                        "no `{}` samples of {} `{}` in the window",
+                        e.metric, e.scope, e.subject
+                    ),
+                ),
                 None if e.relative_to.is_some() => (
                     false,
                     format!(
@@ -173,6 +189,10 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
         rows.push([
             scenario.to_string(),
             match (&e.ratio_to, e.relative_to) {
+                _ if e.window.is_some() => {
+                    let [a, b] = e.window.unwrap_or_default();
+                    format!("{} {} {} [{a}, {b}]", e.scope, e.subject, e.metric)
+                }
                 (_, Some(r)) => format!(
                     "{} {} {} / {}",
                     e.scope,
@@ -299,6 +319,7 @@ mod tests {
             metric: "goodput_bps".into(),
             ratio_to: None,
             relative_to: None,
+            window: None,
             level: None,
             value,
             op,

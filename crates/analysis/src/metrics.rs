@@ -404,6 +404,48 @@ impl<'a> Metrics<'a> {
         self.value(rep, s, i, m)
     }
 
+    /// The mean of a sampled time series of the subject named `subject` in
+    /// replication `rep` over the samples at times in `(t0, t1]` seconds:
+    /// for a link, its series `metric` (`queue_pkts`, `rate_bps`, ...; and
+    /// `utilisation`, the sampled departure rate over the capacity); for a
+    /// group, the samples of all its flows together (`cwnd_bytes`,
+    /// `rate_bps`, `throughput_bps`, ...). `None` when no sample falls in the
+    /// window. Cost: one pass over the replication's series.
+    pub fn window_mean(
+        &self,
+        rep: usize,
+        scope: Scope,
+        subject: &str,
+        metric: &str,
+        (t0, t1): (f64, f64),
+    ) -> Option<f64> {
+        let i = self.index(scope, subject)?;
+        let run = self.set.runs.get(rep)?;
+        let (name, scale) = match (scope, metric) {
+            (Scope::Link, "utilisation") => {
+                let c = run.links.get(i)?.capacity_bps;
+                ("rate_bps", 1.0 / c)
+            }
+            _ => (metric, 1.0),
+        };
+        let mine = |s: &Subject| match (scope, s) {
+            (Scope::Link, Subject::Link(l)) => l.index() == i,
+            (Scope::Group, Subject::Flow(f)) => run
+                .flows
+                .get(f.index())
+                .is_some_and(|f| f.group.index() == i),
+            _ => false,
+        };
+        let (mut sum, mut n) = (0.0, 0usize);
+        for p in &run.series {
+            if p.time > t0 && p.time <= t1 && p.metric == name && mine(&p.subject) {
+                sum += p.value;
+                n += 1;
+            }
+        }
+        (n > 0).then(|| sum / n as f64 * scale)
+    }
+
     /// Each metric of subject `i` summarised across replications (`None`
     /// where no replication defines it), in [`Scope::metrics`] order.
     pub fn summaries(&self, scope: Scope, i: usize) -> Vec<Option<Summary>> {

@@ -166,6 +166,52 @@ impl Resolved {
                     ));
                 }
             }
+            if let Some([from, to]) = e.window {
+                if from >= to || to > sc.run.duration {
+                    return Err(err(
+                        format!("{at}.window"),
+                        format!(
+                            "[{from}, {to}] is not a window of the run: from < to <= \
+                             run.duration ({})",
+                            sc.run.duration
+                        ),
+                    ));
+                }
+                match SeriesName::carrying(&e.scope, &e.metric) {
+                    None => {
+                        return Err(err(
+                            format!("{at}.metric"),
+                            format!(
+                                "`{}` is not a sampled series of scope `{}`; a window \
+                                 reads link queue_pkts, queue_bytes, rate_bps, arrival_bps, \
+                                 loss_frac, utilisation or group cwnd_bytes, rate_bps, \
+                                 rate_avg_bps, throughput_bps, srtt_s",
+                                e.metric, e.scope
+                            ),
+                        ))
+                    }
+                    Some(series) if !sc.run.series.contains(&series) => {
+                        return Err(err(
+                            format!("{at}.window"),
+                            format!(
+                                "`{}` is read from the series `{}`: add it to run.series",
+                                e.metric,
+                                toml::Value::try_from(series)
+                                    .ok()
+                                    .and_then(|v| v.as_str().map(str::to_string))
+                                    .unwrap_or_default()
+                            ),
+                        ))
+                    }
+                    Some(_) => {}
+                }
+                if e.ratio_to.is_some() || e.relative_to.is_some() {
+                    return Err(err(
+                        format!("{at}.window"),
+                        "a windowed series mean takes no ratio_to or relative_to",
+                    ));
+                }
+            }
             if e.relative_to.is_some() {
                 if e.scope != "group" {
                     return Err(err(

@@ -148,6 +148,23 @@ pub enum SeriesName {
     LinkRate,
 }
 
+impl SeriesName {
+    /// The series a windowed expectation's metric is read from (`None`: not
+    /// a series metric of that scope).
+    pub fn carrying(scope: &str, metric: &str) -> Option<SeriesName> {
+        Some(match (scope, metric) {
+            ("link", "queue_pkts" | "queue_bytes") => SeriesName::LinkQueue,
+            ("link", "rate_bps" | "arrival_bps" | "loss_frac" | "utilisation") => {
+                SeriesName::LinkRate
+            }
+            ("group", "cwnd_bytes") => SeriesName::FlowWindow,
+            ("group", "rate_bps" | "rate_avg_bps" | "throughput_bps") => SeriesName::FlowRate,
+            ("group", "srtt_s") => SeriesName::FlowRtt,
+            _ => return None,
+        })
+    }
+}
+
 /// A node (`[[nodes]]`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -540,6 +557,17 @@ pub struct Expect {
     /// metric: `value = 1` asks for the optimum. Group scope, a rate metric.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_to: Option<Reference>,
+    /// Judge the mean of a sampled time series over `[from, to]` (each
+    /// replication's samples at times in `(from, to]`) instead of a window
+    /// metric: the papers' "utilisation and backlog per 20-s interval". The
+    /// metric is then a series the run samples: for a link `queue_pkts`,
+    /// `queue_bytes` (series `link_queue`), `rate_bps`, `arrival_bps`,
+    /// `loss_frac` or `utilisation` (the departure rate over the capacity;
+    /// series `link_rate`); for a group, over all its flows' samples,
+    /// `cwnd_bytes` (`flow_window`), `rate_bps`, `rate_avg_bps`,
+    /// `throughput_bps` (`flow_rate`) or `srtt_s` (`flow_rtt`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<[SimDuration; 2]>,
     /// Confidence level of netsim's interval, in (0, 1). Default 0.95; the seed
     /// papers often report 90 % intervals.
     #[serde(default, skip_serializing_if = "Option::is_none")]
