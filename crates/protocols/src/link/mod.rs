@@ -16,9 +16,12 @@ pub mod jetmax_stamp;
 pub mod kelly;
 pub mod load_based;
 pub mod persistent_queue;
+pub mod price_law;
 pub mod qlb;
 pub mod rcp;
 pub mod red;
+pub mod rem;
+pub mod sbrm;
 pub mod threshold;
 pub mod virtual_queue;
 pub mod xcp;
@@ -29,9 +32,12 @@ pub use emkc::{Emkc, EmkcConfig, PathPrice};
 pub use jetmax::{JetMax, JetMaxConfig};
 pub use kelly::KellyLinkConfig;
 pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset, LoadEstimator};
+pub use price_law::{exp_mark_prob, PriceLaw, PriceLawParams, PriceRule};
 pub use qlb::{Qlb, QlbConfig};
 pub use rcp::{Rcp, RcpConfig};
 pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
+pub use rem::{MarkAt, Rem, RemConfig, RemFeedback, MAX_CODE_BITS};
+pub use sbrm::{sbrm_default_gamma, SbrmConfig};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
 pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
 pub use xcp::{Xcp, XcpConfig, XcpRttWeight};
@@ -70,6 +76,10 @@ pub enum LinkAlgoConfig {
     Red(RedConfig),
     /// Virtual queue of size theta*B served at theta*C; marks its busy period.
     VirtualQueue(VirtualQueueConfig),
+    /// REM: a PC1/PC2/PC3 price fed back by exponential marking or explicitly.
+    Rem(RemConfig),
+    /// SBRM: marks leaving packets with probability 1 - exp(-gamma [b - b0]^+).
+    Sbrm(SbrmConfig),
     /// Load-based marking: probability piecewise linear in the measured utilisation.
     LoadBased(LoadBasedConfig),
     /// Seed 003's queue-length-based explicit-rate controller (stamps a rate header).
@@ -104,6 +114,8 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Threshold(_) => "threshold",
             LinkAlgoConfig::Red(_) => "red",
             LinkAlgoConfig::VirtualQueue(_) => "virtual_queue",
+            LinkAlgoConfig::Rem(_) => "rem",
+            LinkAlgoConfig::Sbrm(_) => "sbrm",
             LinkAlgoConfig::LoadBased(_) => "load_based",
             LinkAlgoConfig::Qlb(_) => "qlb",
             LinkAlgoConfig::Xcp(_) => "xcp",
@@ -122,6 +134,8 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::Threshold(c) => Box::new(ThresholdMarker::new(c, ctx)?),
             LinkAlgoConfig::Red(c) => Box::new(Red::new(c, ctx)?),
             LinkAlgoConfig::VirtualQueue(c) => Box::new(VirtualQueue::new(c, ctx)?),
+            LinkAlgoConfig::Rem(c) => Box::new(Rem::new(c, ctx)?),
+            LinkAlgoConfig::Sbrm(c) => Box::new(c.build(ctx)?),
             LinkAlgoConfig::LoadBased(c) => Box::new(LoadBased::new(c, ctx)?),
             LinkAlgoConfig::Qlb(c) => Box::new(Qlb::new(c, ctx)?),
             LinkAlgoConfig::Xcp(c) => Box::new(Xcp::new(c, ctx)?),
@@ -255,6 +269,12 @@ theta = 0.95
 buffer = "30pkt""#,
             r#"kind = "load_based"
 preset = "B""#,
+            r#"kind = "rem"
+price_rule = "pc2"
+feedback = "explicit""#,
+            r#"kind = "sbrm"
+b0 = 10
+q_max = 100"#,
         ];
         for s in src {
             let c: LinkAlgoConfig = toml::from_str(s).unwrap();
