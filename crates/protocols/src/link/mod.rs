@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sim_core::{BufferLimit, LinkAlgorithm, ParamError, Rate, SimDuration};
 
+pub mod adaptive_red;
 pub mod avq;
 pub mod droptail;
 pub mod emkc;
@@ -26,6 +27,7 @@ pub mod threshold;
 pub mod virtual_queue;
 pub mod xcp;
 
+pub use adaptive_red::{AdaptiveRed, AdaptiveRedConfig};
 pub use avq::{Avq, AvqConfig};
 pub use droptail::DropTail;
 pub use emkc::{Emkc, EmkcConfig, PathPrice};
@@ -74,6 +76,8 @@ pub enum LinkAlgoConfig {
     Threshold(ThresholdMarkerConfig),
     /// RED on the EWMA average queue (ns-2 `REDQueue` semantics, gentle by default).
     Red(RedConfig),
+    /// Adaptive RED (Floyd, Gummadi, Shenker 2001): RED whose max_p adapts.
+    AdaptiveRed(AdaptiveRedConfig),
     /// Virtual queue of size theta*B served at theta*C; marks its busy period.
     VirtualQueue(VirtualQueueConfig),
     /// REM: a PC1/PC2/PC3 price fed back by exponential marking or explicitly.
@@ -113,6 +117,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::DropTail {} => "drop_tail",
             LinkAlgoConfig::Threshold(_) => "threshold",
             LinkAlgoConfig::Red(_) => "red",
+            LinkAlgoConfig::AdaptiveRed(_) => "adaptive_red",
             LinkAlgoConfig::VirtualQueue(_) => "virtual_queue",
             LinkAlgoConfig::Rem(_) => "rem",
             LinkAlgoConfig::Sbrm(_) => "sbrm",
@@ -133,6 +138,7 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::DropTail {} => Box::new(DropTail),
             LinkAlgoConfig::Threshold(c) => Box::new(ThresholdMarker::new(c, ctx)?),
             LinkAlgoConfig::Red(c) => Box::new(Red::new(c, ctx)?),
+            LinkAlgoConfig::AdaptiveRed(c) => Box::new(AdaptiveRed::new(c, ctx)?),
             LinkAlgoConfig::VirtualQueue(c) => Box::new(VirtualQueue::new(c, ctx)?),
             LinkAlgoConfig::Rem(c) => Box::new(Rem::new(c, ctx)?),
             LinkAlgoConfig::Sbrm(c) => Box::new(c.build(ctx)?),
@@ -275,6 +281,9 @@ feedback = "explicit""#,
             r#"kind = "sbrm"
 b0 = 10
 q_max = 100"#,
+            r#"kind = "adaptive_red"
+min_th = 25
+max_th = 75"#,
         ];
         for s in src {
             let c: LinkAlgoConfig = toml::from_str(s).unwrap();
