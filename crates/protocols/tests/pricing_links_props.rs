@@ -12,10 +12,10 @@ use protocols::link::{
 };
 use protocols::traffic::{PacketProcess, UdpSink, UdpSource};
 use sim_core::{
-    BufferLimit, Bytes, CcHeader, Ecn, Endpoint, EndpointCtx, FlowSpec, GroupId,
-    HeaderFamily, LazyRng, LinkAlgorithm, LinkControl, LinkId, LinkSpec, LinkView, NodeId,
-    Packet, PacketKind, PriceHeader, Rate, Reason, RouteId, RunOutput, SeriesSelect, SimConfig,
-    SimDuration, SimTime, Simulator, Subject, Verdict,
+    BufferLimit, Bytes, CcHeader, Ecn, Endpoint, EndpointCtx, FlowSpec, GroupId, HeaderFamily,
+    LazyRng, LinkAlgorithm, LinkControl, LinkId, LinkSpec, LinkView, NodeId, Packet, PacketKind,
+    PriceHeader, Rate, Reason, RouteId, RunOutput, SeriesSelect, SimConfig, SimDuration, SimTime,
+    Simulator, Subject, Verdict,
 };
 
 const MS: u64 = 1_000_000_000; // picoseconds
@@ -363,7 +363,11 @@ fn sim(end_ms: u64, sample: Option<SimDuration>) -> Simulator {
 
 /// `n` packets 2 ms apart (half the capacity: no queue) from node 0 over
 /// `algos`' links in series; returns what arrived and the run.
-fn through(algos: Vec<Box<dyn LinkAlgorithm>>, n: u64, ect: bool) -> (Vec<(Ecn, CcHeader)>, RunOutput) {
+fn through(
+    algos: Vec<Box<dyn LinkAlgorithm>>,
+    n: u64,
+    ect: bool,
+) -> (Vec<(Ecn, CcHeader)>, RunOutput) {
     let hops = algos.len() as u32;
     let mut s = sim(2 * n + 100, None);
     let links: Vec<LinkId> = algos
@@ -417,7 +421,11 @@ fn a_cbr_source_above_capacity_grows_the_pc1_price_by_gamma_times_the_excess_per
     let rev = s.add_route(vec![back]);
     s.add_flow(FlowSpec {
         group: GroupId(0),
-        sender: Box::new(UdpSource::new(Rate::from_bps(16_000_000), 1000, PacketProcess::Constant)),
+        sender: Box::new(UdpSource::new(
+            Rate::from_bps(16_000_000),
+            1000,
+            PacketProcess::Constant,
+        )),
         receiver: Box::new(UdpSink),
         fwd,
         rev,
@@ -442,7 +450,10 @@ fn a_cbr_source_above_capacity_grows_the_pc1_price_by_gamma_times_the_excess_per
             yhat = 0.1 * yhat + 0.9 * 2.0;
             lambda += gamma * (yhat - 1.0);
         }
-        assert!((price - lambda).abs() < 1e-12, "interval {k}: {price} vs {lambda}");
+        assert!(
+            (price - lambda).abs() < 1e-12,
+            "interval {k}: {price} vs {lambda}"
+        );
     }
     let (a, b) = (prices[40].1, prices[50].1);
     assert!(((b - a) / 10.0 - gamma * (2.0 - 1.0)).abs() < 1e-12);
@@ -457,9 +468,16 @@ fn with_a_frozen_price_the_ecn_mark_fraction_is_one_minus_phi_to_the_minus_price
     for at in ["departure", "arrival"] {
         let keys = format!("phi = 1.06\nmark_at = \"{at}\"");
         let (seen, out) = through(vec![frozen(&keys, 10.0)], n, true);
-        assert_eq!(seen.len(), n as usize, "{at}: ECN-capable packets are never dropped");
+        assert_eq!(
+            seen.len(),
+            n as usize,
+            "{at}: ECN-capable packets are never dropped"
+        );
         let ce = seen.iter().filter(|s| s.0 == Ecn::Ce).count();
-        assert!(binomial_ok(ce, seen.len(), m), "{at}: {ce} of {n} marked, want {m}");
+        assert!(
+            binomial_ok(ce, seen.len(), m),
+            "{at}: {ce} of {n} marked, want {m}"
+        );
         let c = &out.links[0].counters;
         assert_eq!(c.marked[Reason::Early as usize].pkts, ce as u64, "{at}");
     }
@@ -487,7 +505,14 @@ fn with_epf_a_packet_crossing_two_rem_links_carries_the_sum_of_their_prices() {
         let (seen, _) = through(vec![frozen(&keys, 1.5), frozen(&keys, 2.25)], 50, false);
         assert_eq!(seen.len(), 50);
         for (ecn, h) in seen {
-            assert_eq!(h, CcHeader::Price(PriceHeader { price: 3.75, marks: 0 }), "{at}");
+            assert_eq!(
+                h,
+                CcHeader::Price(PriceHeader {
+                    price: 3.75,
+                    marks: 0
+                }),
+                "{at}"
+            );
             assert_eq!(ecn, Ecn::NotEct);
         }
     }
@@ -560,7 +585,11 @@ fn four_bit_code_bits_are_set_with_their_phi_probabilities_independently() {
     let n = 20_000usize;
     let price = 50.0;
     let phis = [1.06f64, 1.007, 1.001, 1.00015];
-    let (seen, out) = through(vec![frozen("feedback = \"four_bit\"", price)], n as u64, true);
+    let (seen, out) = through(
+        vec![frozen("feedback = \"four_bit\"", price)],
+        n as u64,
+        true,
+    );
     assert_eq!(seen.len(), n);
     assert_eq!(out.links[0].counters.marked_total().pkts, 0, "no ECN marks");
     let codes: Vec<u8> = seen
@@ -577,7 +606,10 @@ fn four_bit_code_bits_are_set_with_their_phi_probabilities_independently() {
         })
         .collect();
     assert!(codes.iter().all(|c| c & 0xF0 == 0), "only 4 bits");
-    let p: Vec<f64> = phis.iter().map(|phi| exp_mark_prob(phi.ln(), price)).collect();
+    let p: Vec<f64> = phis
+        .iter()
+        .map(|phi| exp_mark_prob(phi.ln(), price))
+        .collect();
     for (i, &pi) in p.iter().enumerate() {
         assert!((pi - (1.0 - phis[i].powf(-price))).abs() < 1e-12);
         let k = codes.iter().filter(|c| *c & (1 << i) != 0).count();
@@ -588,7 +620,10 @@ fn four_bit_code_bits_are_set_with_their_phi_probabilities_independently() {
     assert!(binomial_ok(both, n, p[0] * p[1]), "{both}");
     // Over two links the bits OR: bit 1 unset with probability (1 - p1)^2.
     let (seen, _) = through(
-        vec![frozen("feedback = \"four_bit\"", price), frozen("feedback = \"four_bit\"", price)],
+        vec![
+            frozen("feedback = \"four_bit\"", price),
+            frozen("feedback = \"four_bit\"", price),
+        ],
         n as u64,
         true,
     );
@@ -602,7 +637,10 @@ fn four_bit_code_bits_are_set_with_their_phi_probabilities_independently() {
 #[test]
 fn rem_config_defaults_and_feedback_families_hold_through_the_enum() {
     let c: LinkAlgoConfig = toml::from_str("kind = \"rem\"\nfeedback = \"four_bit\"").unwrap();
-    assert_eq!(c.build(&ctx()).unwrap().header_family(), Some(HeaderFamily::Price));
+    assert_eq!(
+        c.build(&ctx()).unwrap().header_family(),
+        Some(HeaderFamily::Price)
+    );
     let d = RemConfig::default();
     assert_eq!(d.feedback, RemFeedback::Ecn);
     let c: LinkAlgoConfig = toml::from_str("kind = \"sbrm\"\nq_max = 300").unwrap();

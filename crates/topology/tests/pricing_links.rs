@@ -47,7 +47,11 @@ fn each_pricing_link_marks_ecn_capable_tcp_at_a_busy_bottleneck() {
         let r = Resolved::parse(&dumbbell(algo), "d").unwrap_or_else(|e| panic!("{algo}: {e}"));
         let out = r.build(1, 0).unwrap().run();
         let b = out.links.iter().find(|l| l.name == "r1->r2").unwrap();
-        assert!(b.utilisation() > 0.8, "{algo}: utilisation {}", b.utilisation());
+        assert!(
+            b.utilisation() > 0.8,
+            "{algo}: utilisation {}",
+            b.utilisation()
+        );
         assert!(b.counters.marked_total().pkts > 0, "{algo}: no marks");
         let ce: u64 = out.flows.iter().map(|f| f.total.ce_pkts).sum();
         assert!(ce > 0, "{algo}: no CE reached a receiver");
@@ -58,7 +62,9 @@ fn each_pricing_link_marks_ecn_capable_tcp_at_a_busy_bottleneck() {
 fn a_price_header_link_rejects_a_flow_without_price_headers() {
     for feedback in ["explicit", "four_bit"] {
         let algo = format!(r#"{{ kind = "rem", feedback = "{feedback}" }}"#);
-        let e = Resolved::parse(&dumbbell(&algo), "d").err().expect(feedback);
+        let Err(e) = Resolved::parse(&dumbbell(&algo), "d") else {
+            panic!("{feedback}: accepted")
+        };
         let msg = e.to_string();
         assert!(
             msg.contains("flows[0]") && msg.contains("Price") && msg.contains("`rem`"),
@@ -74,7 +80,9 @@ fn a_bad_pricing_parameter_is_named_with_its_place() {
         (r#"{ kind = "sbrm", b0 = 400 }"#, "algo.q_max"),
         (r#"{ kind = "adaptive_red", top = 2 }"#, "algo.top"),
     ] {
-        let e = Resolved::parse(&dumbbell(algo), "d").err().expect(algo);
+        let Err(e) = Resolved::parse(&dumbbell(algo), "d") else {
+            panic!("{algo}: accepted")
+        };
         assert!(e.to_string().contains(key), "{algo}: {e}");
     }
 }

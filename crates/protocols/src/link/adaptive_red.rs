@@ -34,8 +34,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
-    Bytes, LazyRng, LinkAlgorithm, LinkControl, LinkView, Packet, ParamError, SimDuration,
-    Verdict,
+    Bytes, LazyRng, LinkAlgorithm, LinkControl, LinkView, Packet, ParamError, SimDuration, Verdict,
 };
 
 use super::red::{Red, RedConfig, RedCount, RedMode};
@@ -363,7 +362,10 @@ mod tests {
         a.on_start(&v, &mut ctl);
         assert_eq!(ctl.next_timer, Some(SimTime::from_secs_f64(0.5)));
         // The average is 0 < 45: max_p falls to 0.09.
-        a.on_timer(&LinkView::idle(SimTime::from_secs_f64(0.5), v.capacity), &mut ctl);
+        a.on_timer(
+            &LinkView::idle(SimTime::from_secs_f64(0.5), v.capacity),
+            &mut ctl,
+        );
         assert_eq!(ctl.next_timer, Some(SimTime::from_secs_f64(1.0)));
         assert!((a.max_p() - 0.09).abs() < 1e-15);
         assert_eq!(a.probe(), Some(("ared_max_p", a.max_p())));
@@ -410,7 +412,10 @@ mod tests {
         ] {
             let c: LinkAlgoConfig =
                 toml::from_str(&format!("kind = \"adaptive_red\"\n{src}")).unwrap();
-            let e = c.build(&ctx(10_000_000)).err().unwrap_or_else(|| panic!("{src}"));
+            let e = c
+                .build(&ctx(10_000_000))
+                .err()
+                .unwrap_or_else(|| panic!("{src}"));
             assert_eq!(e.key, key, "{src}: {e}");
         }
         for bad in [

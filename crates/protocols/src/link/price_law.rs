@@ -322,7 +322,13 @@ mod tests {
         assert!(PriceLaw::new(&ok, c).is_ok());
         let cases: [(PriceLawParams, &str); 8] = [
             (PriceLawParams { gamma: 0.0, ..ok }, "gamma"),
-            (PriceLawParams { gamma: f64::NAN, ..ok }, "gamma"),
+            (
+                PriceLawParams {
+                    gamma: f64::NAN,
+                    ..ok
+                },
+                "gamma",
+            ),
             (PriceLawParams { alpha: -1.0, ..ok }, "alpha"),
             (PriceLawParams { b0: -1.0, ..ok }, "b0"),
             (PriceLawParams { delta: 0.0, ..ok }, "delta"),

@@ -354,7 +354,11 @@ mod tests {
             delay: SimDuration::from_millis(10),
             ..LinkView::idle(SimTime::ZERO, Rate::from_bps(C_BPS))
         };
-        q.on_departure(&mut pkt, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        q.on_departure(
+            &mut pkt,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = pkt.cc else {
             unreachable!()
         };
@@ -366,7 +370,11 @@ mod tests {
         if let CcHeader::Rate(h) = &mut small.cc {
             h.allowed = 1000.0;
         }
-        q.on_departure(&mut small, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        q.on_departure(
+            &mut small,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = small.cc else {
             unreachable!()
         };

@@ -393,7 +393,11 @@ mod tests {
         let mut x = rcp(&RcpConfig::default());
         let view = LinkView::idle(SimTime::ZERO, Rate::from_bps(C_BPS));
         let mut p = data(0.1);
-        x.on_departure(&mut p, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        x.on_departure(
+            &mut p,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = p.cc else {
             unreachable!()
         };
@@ -402,14 +406,22 @@ mod tests {
         if let CcHeader::Rate(h) = &mut small.cc {
             h.allowed = 1000.0;
         }
-        x.on_departure(&mut small, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        x.on_departure(
+            &mut small,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = small.cc else {
             unreachable!()
         };
         assert_eq!(h.allowed, 1000.0);
         let mut ack = data(0.1);
         ack.kind = PacketKind::Ack;
-        x.on_departure(&mut ack, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        x.on_departure(
+            &mut ack,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         assert_eq!(ack.cc, data(0.1).cc);
     }
 

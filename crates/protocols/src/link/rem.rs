@@ -22,7 +22,10 @@
 //!   (`rem.cc`, `deque()` with `markpkts_`) and as the thesis's SBRM does to
 //!   shorten the feedback delay; the price a packet carries is then the one
 //!   in force when it is sent on, not one a queueing delay old.
-//!   `mark_at = "arrival"` decides as the packet arrives instead.
+//!   `mark_at = "arrival"` decides as the packet arrives instead. PC2's
+//!   queue b is then the queue behind the leaving packet (the packet in
+//!   transmission never counts), as for SBRM ([`super::sbrm`]); on arrival,
+//!   the queue the packet finds.
 //! - INFERRED, packets that are not ECN-capable under `feedback = "ecn"`:
 //!   on departure they are left unmarked, as ns-2 `rem.cc` leaves them (and
 //!   a departing packet cannot be dropped); on arrival the engine drops them
@@ -183,9 +186,15 @@ pub(crate) fn ln_base(key: &str, phi: f64) -> Result<f64, ParamError> {
     if phi.is_finite() && phi > 1.0 {
         Ok(phi.ln())
     } else {
-        Err(ParamError::new(key, format!("{phi} must be finite and > 1")))
+        Err(ParamError::new(
+            key,
+            format!("{phi} must be finite and > 1"),
+        ))
     }
 }
+
+const DROP_ON_DEPARTURE: &str =
+    "feedback = \"drop\" drops arriving packets; use \"arrival\" or omit mark_at";
 
 /// A REM link (also the SBRM links, which are REM with base e).
 #[derive(Clone, Debug)]
@@ -247,10 +256,7 @@ impl Rem {
         };
         let at = match (cfg.feedback, cfg.mark_at) {
             (RemFeedback::Drop, Some(MarkAt::Departure)) => {
-                return Err(ParamError::new(
-                    "mark_at",
-                    "feedback = \"drop\" drops arriving packets; use \"arrival\" or omit mark_at",
-                ))
+                return Err(ParamError::new("mark_at", DROP_ON_DEPARTURE));
             }
             (RemFeedback::Drop, _) => MarkAt::Arrival,
             (_, at) => at.unwrap_or(MarkAt::Departure),
@@ -395,9 +401,7 @@ impl LinkAlgorithm for Rem {
 mod tests {
     use super::super::LinkAlgoConfig;
     use super::*;
-    use sim_core::{
-        BufferLimit, FlowId, PriceHeader, Rate, RouteId, SimTime, StreamKind,
-    };
+    use sim_core::{BufferLimit, FlowId, PriceHeader, Rate, RouteId, SimTime, StreamKind};
 
     /// 8 Mb/s: c = 1 packet of 1000 B per 1-ms interval.
     fn ctx() -> LinkBuildCtx {
@@ -429,7 +433,10 @@ mod tests {
     fn view(ms: u64, b: u32) -> LinkView {
         LinkView {
             backlog_pkts: b,
-            ..LinkView::idle(SimTime::from_ps(ms * 1_000_000_000), Rate::from_bps(8_000_000))
+            ..LinkView::idle(
+                SimTime::from_ps(ms * 1_000_000_000),
+                Rate::from_bps(8_000_000),
+            )
         }
     }
 
@@ -456,7 +463,10 @@ mod tests {
         assert!(r.stamps_departures());
         assert_eq!(r.header_family(), None);
         let d = RemConfig::default();
-        assert_eq!((d.gamma, d.alpha, d.b0, d.delta, d.phi), (0.001, 0.1, 2.0, 0.9, 1.06));
+        assert_eq!(
+            (d.gamma, d.alpha, d.b0, d.delta, d.phi),
+            (0.001, 0.1, 2.0, 0.9, 1.06)
+        );
         assert_eq!(d.phis, vec![1.06, 1.007, 1.001, 1.00015]);
     }
 
@@ -468,7 +478,10 @@ mod tests {
         assert_eq!(c.next_timer, Some(view(1, 0).now));
         let mut g = rng();
         for _ in 0..3 {
-            assert_eq!(r.on_arrival(&mut data(Ecn::Ect), &view(0, 0), &mut g), Verdict::Enqueue);
+            assert_eq!(
+                r.on_arrival(&mut data(Ecn::Ect), &view(0, 0), &mut g),
+                Verdict::Enqueue
+            );
         }
         r.on_timer(&view(1, 7), &mut c);
         assert_eq!(c.next_timer, Some(view(2, 0).now));
@@ -495,7 +508,10 @@ mod tests {
         let mut p = data(Ecn::Ect);
         assert_eq!(r.on_arrival(&mut p, &view(0, 0), &mut g), Verdict::Enqueue);
         assert_eq!(p.ecn, Ecn::Ect, "nothing happens on arrival");
-        assert_eq!(r.on_departure(&mut p, &view(0, 0), &mut g), Some(Reason::Early));
+        assert_eq!(
+            r.on_departure(&mut p, &view(0, 0), &mut g),
+            Some(Reason::Early)
+        );
         assert_eq!(p.ecn, Ecn::Ce);
         // Not ECN-capable: left alone on departure.
         let mut n = data(Ecn::NotEct);
@@ -536,7 +552,13 @@ mod tests {
             h.price = 1.25;
         }
         assert_eq!(r.on_departure(&mut p, &view(0, 0), &mut rng()), None);
-        assert_eq!(p.cc, CcHeader::Price(PriceHeader { price: 3.75, marks: 0 }));
+        assert_eq!(
+            p.cc,
+            CcHeader::Price(PriceHeader {
+                price: 3.75,
+                marks: 0
+            })
+        );
         assert_eq!(p.ecn, Ecn::NotEct);
         let mut ack = data(Ecn::NotEct);
         ack.kind = PacketKind::Ack;
@@ -551,7 +573,13 @@ mod tests {
         r.set_price(1e9);
         let mut p = data(Ecn::Ect);
         r.on_departure(&mut p, &view(0, 0), &mut rng());
-        assert_eq!(p.cc, CcHeader::Price(PriceHeader { price: 0.0, marks: 0b1111 }));
+        assert_eq!(
+            p.cc,
+            CcHeader::Price(PriceHeader {
+                price: 0.0,
+                marks: 0b1111
+            })
+        );
         assert_eq!(p.ecn, Ecn::Ect, "the code bits are not the ECN bit");
         r.set_price(0.0);
         let mut q = data(Ecn::Ect);
@@ -597,7 +625,10 @@ mod tests {
                 "mark_at",
             ),
         ] {
-            let e = parse(src).build(&ctx()).err().unwrap_or_else(|| panic!("{src}"));
+            let e = parse(src)
+                .build(&ctx())
+                .err()
+                .unwrap_or_else(|| panic!("{src}"));
             assert_eq!(e.key, key, "{src}: {e}");
         }
     }

@@ -238,13 +238,19 @@ mod tests {
         };
         r.on_start(&view(0), &mut c);
         assert_eq!(c.next_timer, None, "the queue rule needs no timer");
-        assert_eq!(r.on_arrival(&mut ect(), &view(40), &mut g), Verdict::Enqueue);
+        assert_eq!(
+            r.on_arrival(&mut ect(), &view(40), &mut g),
+            Verdict::Enqueue
+        );
         // b = 2 behind the leaving packet: m = 0.
         let mut p = ect();
         assert_eq!(r.on_departure(&mut p, &view(2), &mut g), None);
         assert_eq!(p.ecn, Ecn::Ect);
         // b = 3: m = 1 - exp(-1e6) = 1.
-        assert_eq!(r.on_departure(&mut p, &view(3), &mut g), Some(Reason::Early));
+        assert_eq!(
+            r.on_departure(&mut p, &view(3), &mut g),
+            Some(Reason::Early)
+        );
         assert_eq!(p.ecn, Ecn::Ce);
         assert_eq!(r.probe(), Some(("sbrm_price", 1e6)));
         let mut n = ect();
@@ -258,7 +264,10 @@ mod tests {
         let c = cfg("kind = \"sbrm\"\nprice_rule = \"pc3\"");
         let r = c.build(&ctx(BufferLimit::Unlimited)).unwrap();
         assert!(r.law().is_periodic());
-        assert_eq!(c.resolved_gamma(&ctx(BufferLimit::Unlimited)).unwrap(), 0.001);
+        assert_eq!(
+            c.resolved_gamma(&ctx(BufferLimit::Unlimited)).unwrap(),
+            0.001
+        );
         assert!((r.mark_prob(0, 2.0) - (1.0 - (-2.0f64).exp())).abs() < 1e-15);
     }
 
@@ -267,9 +276,21 @@ mod tests {
         for (src, limit, key) in [
             ("kind = \"sbrm\"", BufferLimit::Unlimited, "q_max"),
             ("kind = \"sbrm\"", BufferLimit::Packets(30), "q_max"),
-            ("kind = \"sbrm\"\nq_max = 20", BufferLimit::Packets(300), "q_max"),
-            ("kind = \"sbrm\"\ngamma = 0", BufferLimit::Packets(300), "gamma"),
-            ("kind = \"sbrm\"\nb0 = -3\ngamma = 1", BufferLimit::Packets(300), "b0"),
+            (
+                "kind = \"sbrm\"\nq_max = 20",
+                BufferLimit::Packets(300),
+                "q_max",
+            ),
+            (
+                "kind = \"sbrm\"\ngamma = 0",
+                BufferLimit::Packets(300),
+                "gamma",
+            ),
+            (
+                "kind = \"sbrm\"\nb0 = -3\ngamma = 1",
+                BufferLimit::Packets(300),
+                "b0",
+            ),
             (
                 "kind = \"sbrm\"\nprice_rule = \"pc3\"\nalpha = 0",
                 BufferLimit::Packets(300),
@@ -277,7 +298,10 @@ mod tests {
             ),
         ] {
             let c: LinkAlgoConfig = toml::from_str(src).unwrap();
-            let e = c.build(&ctx(limit)).err().unwrap_or_else(|| panic!("{src}"));
+            let e = c
+                .build(&ctx(limit))
+                .err()
+                .unwrap_or_else(|| panic!("{src}"));
             assert_eq!(e.key, key, "{src}: {e}");
         }
         for bad in [

@@ -37,8 +37,8 @@
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
-    BufferLimit, Bytes, Ecn, LazyRng, LinkAlgorithm, LinkView, Packet, ParamError, Reason,
-    SimTime, Verdict, PS_PER_SEC,
+    BufferLimit, Bytes, Ecn, LazyRng, LinkAlgorithm, LinkView, Packet, ParamError, Reason, SimTime,
+    Verdict, PS_PER_SEC,
 };
 
 use super::{LinkBuildCtx, QueueSize};
@@ -386,7 +386,11 @@ mod tests {
             ..LinkView::idle(t, Rate::from_bps(16_000_000))
         };
         let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1000, SimTime::ZERO);
-        vq.on_arrival(&mut pkt, &view, &mut LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0))
+        vq.on_arrival(
+            &mut pkt,
+            &view,
+            &mut LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0),
+        )
     }
 
     /// The mark a 1000-B packet gets as it leaves, `departed` bytes having
@@ -398,7 +402,11 @@ mod tests {
         };
         let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1000, SimTime::ZERO);
         pkt.ecn = ecn;
-        let r = vq.on_departure(&mut pkt, &view, &mut LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0));
+        let r = vq.on_departure(
+            &mut pkt,
+            &view,
+            &mut LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0),
+        );
         assert_eq!(pkt.ecn == Ecn::Ce, r.is_some());
         r
     }
@@ -411,12 +419,18 @@ mod tests {
         let lim = BufferLimit::Unlimited;
         // Five packets fill the 5000-B virtual buffer; none is marked.
         for k in 0..5 {
-            assert_eq!(arrive_real(&mut q, SimTime::ZERO, 0, k * 1000, lim), Verdict::Enqueue);
+            assert_eq!(
+                arrive_real(&mut q, SimTime::ZERO, 0, k * 1000, lim),
+                Verdict::Enqueue
+            );
         }
         assert_eq!(depart(&mut q, 1000, Ecn::Ect), None);
         // The sixth overflows: the five queued and itself (bytes up to
         // 6000) are marked as they leave; the verdict stays Enqueue.
-        assert_eq!(arrive_real(&mut q, SimTime::ZERO, 1000, 4000, lim), Verdict::Enqueue);
+        assert_eq!(
+            arrive_real(&mut q, SimTime::ZERO, 1000, 4000, lim),
+            Verdict::Enqueue
+        );
         assert_eq!(q.mark_through, 6000);
         for d in [2000, 5000, 6000] {
             assert_eq!(depart(&mut q, d, Ecn::Ect), Some(Reason::Virtual), "{d}");
@@ -425,7 +439,10 @@ mod tests {
         assert_eq!(depart(&mut q, 7000, Ecn::Ect), None);
         // An arrival 1 ms later, still in the period (4000 B virtual), is
         // covered too.
-        assert_eq!(arrive_real(&mut q, ms(1), 2000, 4000, lim), Verdict::Enqueue);
+        assert_eq!(
+            arrive_real(&mut q, ms(1), 2000, 4000, lim),
+            Verdict::Enqueue
+        );
         assert_eq!(q.mark_through, 7000);
         assert_eq!(depart(&mut q, 7000, Ecn::Ect), Some(Reason::Virtual));
         // Once the virtual queue has emptied, arrivals are not covered.

@@ -412,7 +412,11 @@ mod tests {
     /// Send `p` through the departure stamp; its feedback, bytes of window.
     fn stamp(x: &mut Xcp, cwnd: f64, rtt: f64) -> f64 {
         let mut p = pkt(cwnd, rtt);
-        x.on_departure(&mut p, &view(SimTime::ZERO), &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        x.on_departure(
+            &mut p,
+            &view(SimTime::ZERO),
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         match p.cc {
             CcHeader::Window(h) => h.feedback,
             _ => unreachable!(),
@@ -515,7 +519,11 @@ mod tests {
         x.xi_n = 1.0;
         let view = view(SimTime::ZERO);
         let mut p = pkt(10_000.0, 0.1);
-        x.on_departure(&mut p, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        x.on_departure(
+            &mut p,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Window(h) = p.cc else {
             unreachable!()
         };
@@ -525,14 +533,22 @@ mod tests {
         if let CcHeader::Window(h) = &mut p2.cc {
             h.feedback = -500.0;
         }
-        x.on_departure(&mut p2, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        x.on_departure(
+            &mut p2,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Window(h) = p2.cc else {
             unreachable!()
         };
         assert_eq!(h.feedback, -500.0);
         let mut ack = pkt(10_000.0, 0.1);
         ack.kind = PacketKind::Ack;
-        x.on_departure(&mut ack, &view, &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0));
+        x.on_departure(
+            &mut ack,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         assert_eq!(ack.cc, pkt(10_000.0, 0.1).cc);
     }
 
