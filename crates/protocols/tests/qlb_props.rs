@@ -104,8 +104,9 @@ proptest! {
             path.push((l, c_bps));
         }
         let mut pkt = data();
+        let mut rng = LazyRng::new(1, 0, sim_core::StreamKind::LinkAlgorithm, 0);
         for (l, c_bps) in &mut path {
-            l.on_departure(&mut pkt, &view(SimTime::from_secs_f64(1.0), *c_bps));
+            l.on_departure(&mut pkt, &view(SimTime::from_secs_f64(1.0), *c_bps), &mut rng);
         }
         let CcHeader::Rate(h) = pkt.cc else { unreachable!() };
         let min = path.iter().map(|(l, _)| l.p() * 8.0).fold(f64::INFINITY, f64::min);

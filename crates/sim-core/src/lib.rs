@@ -18,10 +18,12 @@
 //! route and offers the packet to the first link of the route: the link algorithm
 //! decides (enqueue / mark / drop), the engine enforces the buffer limit, and either
 //! starts serializing at once (idle link: no event) or queues it behind a single
-//! pending `LinkTxDone` event. A serialized packet enters the link's FIFO
-//! propagation pipe, of which only the head has an event (`LinkArrive`). On arrival
-//! the hop index advances and the packet is offered to the next link, or handed to
-//! the flow's receiver (data route) or sender (reverse route). A flow with a
+//! pending `LinkTxDone` event. As a packet starts serializing, an algorithm that
+//! asks for it may stamp its header or mark it (set CE). A serialized packet
+//! enters the link's FIFO propagation pipe, of which only the head has an event
+//! (`LinkArrive`). On arrival the hop index advances and the packet is offered to
+//! the next link, or handed to the flow's receiver (data route) or sender
+//! (reverse route). A flow with a
 //! [`FlowSpec::host_delay`] first holds each packet its endpoints send in a FIFO
 //! delay line (one `EndpointRelease` event for its head) before the first link.
 //!

@@ -164,9 +164,22 @@ pub trait LinkAlgorithm: Send {
     /// (`rng.get()` creates it on first use).
     fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict;
 
-    /// `pkt` leaves the queue for the serializer: stamp feedback into its header.
-    /// Called only if [`LinkAlgorithm::stamps_departures`] returns true.
-    fn on_departure(&mut self, _pkt: &mut Packet, _view: &LinkView) {}
+    /// `pkt` leaves the queue for the serializer (`view` no longer counts it in
+    /// the backlog, and counts it in `departed_bytes`): stamp feedback into its
+    /// header, or mark it. A mark is CE set on an ECN-capable packet, and its
+    /// reason returned: the engine counts and traces it as it does a mark on
+    /// arrival. A departing packet cannot be dropped, so a departure marker
+    /// leaves a packet that is not ECN-capable unmarked. `rng` is the
+    /// algorithm's own stream, the one `on_arrival` gets. Called only if
+    /// [`LinkAlgorithm::stamps_departures`] returns true.
+    fn on_departure(
+        &mut self,
+        _pkt: &mut Packet,
+        _view: &LinkView,
+        _rng: &mut LazyRng,
+    ) -> Option<Reason> {
+        None
+    }
 
     /// Whether [`LinkAlgorithm::on_departure`] does anything (asked once, when the
     /// link is built; the engine skips the hook otherwise).

@@ -586,7 +586,14 @@ impl Simulator {
         link.departed.add(pkt.size);
         if link.stamps {
             let view = link.view(l, now);
-            link.algo.on_departure(&mut pkt, &view);
+            let algo_rng = &mut link.cold.algo_rng;
+            if let Some(r) = link.algo.on_departure(&mut pkt, &view, algo_rng) {
+                debug_assert_eq!(pkt.ecn, Ecn::Ce, "a departure mark must set CE");
+                link.cold.marked.add(r, pkt.size);
+                if let Some(t) = &mut self.tracer {
+                    t.on_event(now, l, TraceKind::Mark(r), &pkt);
+                }
+            }
         }
         // Serialization time, cached for the last size seen: a link mostly carries
         // one packet size, and this saves a 64-bit division per hop.

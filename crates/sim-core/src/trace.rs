@@ -14,7 +14,8 @@ pub enum TraceKind {
     Enqueue,
     /// Dropped at the queue or on the wire.
     Drop(Reason),
-    /// Marked CE at the queue.
+    /// Marked CE at the queue: on arrival, or as it left the queue (a
+    /// departure marker; its `Depart` event follows).
     Mark(Reason),
     /// Left the queue and started serialization.
     Depart,

@@ -301,3 +301,91 @@ fn an_arrival_as_a_transmission_ends_sees_the_next_packet_started() {
     let link_l = out.links.iter().find(|r| r.name == "1->2").unwrap();
     assert_eq!(link_l.total_departed.pkts, 3);
 }
+
+/// Marks every ECN-capable packet with an odd sequence number as it leaves.
+struct MarkOddOnDeparture;
+impl LinkAlgorithm for MarkOddOnDeparture {
+    fn on_arrival(&mut self, _: &mut Packet, _: &LinkView, _: &mut LazyRng) -> Verdict {
+        Verdict::Enqueue
+    }
+    fn on_departure(&mut self, p: &mut Packet, _: &LinkView, _: &mut LazyRng) -> Option<Reason> {
+        (p.seq % 2 == 1 && p.ecn.is_capable()).then(|| {
+            p.ecn = Ecn::Ce;
+            Reason::Early
+        })
+    }
+    fn stamps_departures(&self) -> bool {
+        true
+    }
+}
+
+/// `n` 1250-B data packets at once, ECN-capable when `ect`.
+struct EcnBurst {
+    n: u32,
+    ect: bool,
+}
+impl Endpoint for EcnBurst {
+    fn on_start(&mut self, ctx: &mut EndpointCtx) {
+        for i in 0..self.n {
+            let mut p = Packet::new(ctx.flow(), RouteId(0), PacketKind::Data, 1250, ctx.now());
+            p.seq = u64::from(i);
+            p.ecn = if self.ect { Ecn::Ect } else { Ecn::NotEct };
+            ctx.send(p);
+        }
+    }
+    fn on_packet(&mut self, _: Packet, _: &mut EndpointCtx) {}
+}
+
+#[test]
+fn a_mark_set_on_departure_is_counted_and_traced_before_the_departure() {
+    for ect in [true, false] {
+        let mut sim = Simulator::new(config(SimDuration::from_secs(1)));
+        let a = sim.add_link(
+            LinkSpec {
+                name: "a".into(),
+                from: NodeId(0),
+                to: NodeId(1),
+                capacity: Rate::from_bps(10_000_000),
+                delay: SimDuration::from_millis(1),
+                limit: BufferLimit::Unlimited,
+                loss: 0.0,
+            },
+            Box::new(MarkOddOnDeparture),
+        );
+        let back = link(&mut sim, 1, 0, 10, 1, BufferLimit::Unlimited, 0.0);
+        let fwd = sim.add_route(vec![a]);
+        let rev = sim.add_route(vec![back]);
+        sim.add_flow(FlowSpec {
+            group: GroupId(0),
+            sender: Box::new(EcnBurst { n: 5, ect }),
+            receiver: Box::new(Recorder(Arc::default())),
+            fwd,
+            rev,
+            start: SimTime::ZERO,
+            stop: None,
+            host_delay: SimDuration::ZERO,
+        });
+        let log = Arc::new(Mutex::new(Vec::new()));
+        sim.set_tracer(Box::new(Log(log.clone())));
+        let out = sim.run();
+        let c = &out.links[0].counters;
+        let marked = if ect { 2 } else { 0 };
+        assert_eq!(c.marked[Reason::Early as usize].pkts, marked);
+        assert_eq!(c.dropped_total().pkts, 0, "a departure mark never drops");
+        assert_eq!(out.flows[0].total.ce_pkts, marked);
+        let log = log.lock().unwrap();
+        let at_a: Vec<_> = log
+            .iter()
+            .filter(|e| e.1 == a && matches!(e.2, TraceKind::Mark(_) | TraceKind::Depart))
+            .map(|e| (e.2, e.3))
+            .collect();
+        let mut want = Vec::new();
+        for s in 0..5 {
+            if ect && s % 2 == 1 {
+                want.push((TraceKind::Mark(Reason::Early), s));
+            }
+            want.push((TraceKind::Depart, s));
+        }
+        assert_eq!(at_a, want);
+    }
+}

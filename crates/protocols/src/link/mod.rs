@@ -7,6 +7,7 @@ use std::fmt;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use sim_core::{BufferLimit, LinkAlgorithm, ParamError, Rate, SimDuration};
 
+pub mod adaptive_red;
 pub mod avq;
 pub mod droptail;
 pub mod emkc;
@@ -16,22 +17,29 @@ pub mod jetmax_stamp;
 pub mod kelly;
 pub mod load_based;
 pub mod persistent_queue;
+pub mod price_law;
 pub mod qlb;
 pub mod rcp;
 pub mod red;
+pub mod rem;
+pub mod sbrm;
 pub mod threshold;
 pub mod virtual_queue;
 pub mod xcp;
 
+pub use adaptive_red::{AdaptiveRed, AdaptiveRedConfig};
 pub use avq::{Avq, AvqConfig};
 pub use droptail::DropTail;
 pub use emkc::{Emkc, EmkcConfig, PathPrice};
 pub use jetmax::{JetMax, JetMaxConfig};
 pub use kelly::KellyLinkConfig;
 pub use load_based::{lbm_prob, LoadBased, LoadBasedConfig, LoadBasedPreset, LoadEstimator};
+pub use price_law::{exp_mark_prob, PriceLaw, PriceLawParams, PriceRule};
 pub use qlb::{Qlb, QlbConfig};
 pub use rcp::{Rcp, RcpConfig};
 pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
+pub use rem::{MarkAt, Rem, RemConfig, RemFeedback, MAX_CODE_BITS};
+pub use sbrm::{sbrm_default_gamma, SbrmConfig};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
 pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
 pub use xcp::{Xcp, XcpConfig, XcpRttWeight};
@@ -68,8 +76,14 @@ pub enum LinkAlgoConfig {
     Threshold(ThresholdMarkerConfig),
     /// RED on the EWMA average queue (ns-2 `REDQueue` semantics, gentle by default).
     Red(RedConfig),
+    /// Adaptive RED (Floyd, Gummadi, Shenker 2001): RED whose max_p adapts.
+    AdaptiveRed(AdaptiveRedConfig),
     /// Virtual queue of size theta*B served at theta*C; marks its busy period.
     VirtualQueue(VirtualQueueConfig),
+    /// REM: a PC1/PC2/PC3 price fed back by exponential marking or explicitly.
+    Rem(RemConfig),
+    /// SBRM: marks leaving packets with probability 1 - exp(-gamma [b - b0]^+).
+    Sbrm(SbrmConfig),
     /// Load-based marking: probability piecewise linear in the measured utilisation.
     LoadBased(LoadBasedConfig),
     /// Seed 003's queue-length-based explicit-rate controller (stamps a rate header).
@@ -103,7 +117,10 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::DropTail {} => "drop_tail",
             LinkAlgoConfig::Threshold(_) => "threshold",
             LinkAlgoConfig::Red(_) => "red",
+            LinkAlgoConfig::AdaptiveRed(_) => "adaptive_red",
             LinkAlgoConfig::VirtualQueue(_) => "virtual_queue",
+            LinkAlgoConfig::Rem(_) => "rem",
+            LinkAlgoConfig::Sbrm(_) => "sbrm",
             LinkAlgoConfig::LoadBased(_) => "load_based",
             LinkAlgoConfig::Qlb(_) => "qlb",
             LinkAlgoConfig::Xcp(_) => "xcp",
@@ -121,7 +138,10 @@ impl LinkAlgoConfig {
             LinkAlgoConfig::DropTail {} => Box::new(DropTail),
             LinkAlgoConfig::Threshold(c) => Box::new(ThresholdMarker::new(c, ctx)?),
             LinkAlgoConfig::Red(c) => Box::new(Red::new(c, ctx)?),
+            LinkAlgoConfig::AdaptiveRed(c) => Box::new(AdaptiveRed::new(c, ctx)?),
             LinkAlgoConfig::VirtualQueue(c) => Box::new(VirtualQueue::new(c, ctx)?),
+            LinkAlgoConfig::Rem(c) => Box::new(Rem::new(c, ctx)?),
+            LinkAlgoConfig::Sbrm(c) => Box::new(c.build(ctx)?),
             LinkAlgoConfig::LoadBased(c) => Box::new(LoadBased::new(c, ctx)?),
             LinkAlgoConfig::Qlb(c) => Box::new(Qlb::new(c, ctx)?),
             LinkAlgoConfig::Xcp(c) => Box::new(Xcp::new(c, ctx)?),
@@ -255,6 +275,18 @@ theta = 0.95
 buffer = "30pkt""#,
             r#"kind = "load_based"
 preset = "B""#,
+            r#"kind = "virtual_queue"
+theta = 0.9
+variant = "real_queue""#,
+            r#"kind = "rem"
+price_rule = "pc2"
+feedback = "explicit""#,
+            r#"kind = "sbrm"
+b0 = 10
+q_max = 100"#,
+            r#"kind = "adaptive_red"
+min_th = 25
+max_th = 75"#,
         ];
         for s in src {
             let c: LinkAlgoConfig = toml::from_str(s).unwrap();

@@ -32,7 +32,7 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{
     check_range, Bytes, CcHeader, HeaderFamily, LazyRng, LinkAlgorithm, LinkControl, LinkView,
-    Packet, PacketKind, ParamError, SimDuration, SimTime, Verdict,
+    Packet, PacketKind, ParamError, Reason, SimDuration, SimTime, Verdict,
 };
 
 use super::interval::IntervalClock;
@@ -244,10 +244,15 @@ impl LinkAlgorithm for Qlb {
         Verdict::Enqueue
     }
 
-    fn on_departure(&mut self, pkt: &mut Packet, _view: &LinkView) {
+    fn on_departure(
+        &mut self,
+        pkt: &mut Packet,
+        _view: &LinkView,
+        _rng: &mut LazyRng,
+    ) -> Option<Reason> {
         // An ACK carries the echo of its data packet's header: leave it alone.
         if pkt.kind != PacketKind::Data {
-            return;
+            return None;
         }
         if let CcHeader::Rate(h) = &mut pkt.cc {
             h.allowed = h.allowed.min(self.p * 8.0);
@@ -255,6 +260,7 @@ impl LinkAlgorithm for Qlb {
                 h.congested = true;
             }
         }
+        None
     }
 
     fn stamps_departures(&self) -> bool {
@@ -283,7 +289,7 @@ impl LinkAlgorithm for Qlb {
 mod tests {
     use super::*;
     use crate::link::interval::test_ctx;
-    use sim_core::{Rate, RateHeader};
+    use sim_core::{Rate, RateHeader, StreamKind};
 
     const C_BPS: u64 = 155_000_000;
 
@@ -348,7 +354,11 @@ mod tests {
             delay: SimDuration::from_millis(10),
             ..LinkView::idle(SimTime::ZERO, Rate::from_bps(C_BPS))
         };
-        q.on_departure(&mut pkt, &view);
+        q.on_departure(
+            &mut pkt,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = pkt.cc else {
             unreachable!()
         };
@@ -360,7 +370,11 @@ mod tests {
         if let CcHeader::Rate(h) = &mut small.cc {
             h.allowed = 1000.0;
         }
-        q.on_departure(&mut small, &view);
+        q.on_departure(
+            &mut small,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = small.cc else {
             unreachable!()
         };

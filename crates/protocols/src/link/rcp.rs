@@ -34,7 +34,7 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{
     check_range, Bytes, CcHeader, HeaderFamily, LazyRng, LinkAlgorithm, LinkControl, LinkView,
-    Packet, PacketKind, ParamError, SimDuration, SimTime, Verdict,
+    Packet, PacketKind, ParamError, Reason, SimDuration, SimTime, Verdict,
 };
 
 use super::interval::IntervalClock;
@@ -251,13 +251,19 @@ impl LinkAlgorithm for Rcp {
         Verdict::Enqueue
     }
 
-    fn on_departure(&mut self, pkt: &mut Packet, _view: &LinkView) {
+    fn on_departure(
+        &mut self,
+        pkt: &mut Packet,
+        _view: &LinkView,
+        _rng: &mut LazyRng,
+    ) -> Option<Reason> {
         if pkt.kind != PacketKind::Data {
-            return;
+            return None;
         }
         if let CcHeader::Rate(h) = &mut pkt.cc {
             h.allowed = h.allowed.min(self.r * 8.0);
         }
+        None
     }
 
     fn stamps_departures(&self) -> bool {
@@ -286,7 +292,7 @@ impl LinkAlgorithm for Rcp {
 mod tests {
     use super::*;
     use crate::link::interval::test_ctx;
-    use sim_core::{BufferLimit, FlowId, Rate, RateHeader, RouteId};
+    use sim_core::{BufferLimit, FlowId, Rate, RateHeader, RouteId, StreamKind};
 
     const C_BPS: u64 = 100_000_000;
 
@@ -387,7 +393,11 @@ mod tests {
         let mut x = rcp(&RcpConfig::default());
         let view = LinkView::idle(SimTime::ZERO, Rate::from_bps(C_BPS));
         let mut p = data(0.1);
-        x.on_departure(&mut p, &view);
+        x.on_departure(
+            &mut p,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = p.cc else {
             unreachable!()
         };
@@ -396,14 +406,22 @@ mod tests {
         if let CcHeader::Rate(h) = &mut small.cc {
             h.allowed = 1000.0;
         }
-        x.on_departure(&mut small, &view);
+        x.on_departure(
+            &mut small,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Rate(h) = small.cc else {
             unreachable!()
         };
         assert_eq!(h.allowed, 1000.0);
         let mut ack = data(0.1);
         ack.kind = PacketKind::Ack;
-        x.on_departure(&mut ack, &view);
+        x.on_departure(
+            &mut ack,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         assert_eq!(ack.cc, data(0.1).cc);
     }
 

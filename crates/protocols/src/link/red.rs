@@ -288,6 +288,28 @@ impl Red {
         self.s.avg
     }
 
+    /// The probability at `max_th` in force (adaptive RED moves it).
+    pub fn max_p(&self) -> f64 {
+        self.p.max_p
+    }
+
+    /// Set the probability at `max_th` (adaptive RED's control law; the
+    /// caller keeps it in (0, 1]).
+    pub(crate) fn set_max_p(&mut self, max_p: f64) {
+        debug_assert!(max_p > 0.0 && max_p <= 1.0, "max_p {max_p}");
+        self.p.max_p = max_p;
+    }
+
+    /// The thresholds `(min_th, max_th)`.
+    pub fn thresholds(&self) -> (f64, f64) {
+        (self.p.min_th, self.p.max_th)
+    }
+
+    /// The EWMA weight `w_q`.
+    pub fn w_q(&self) -> f64 {
+        self.p.w_q
+    }
+
     /// Packets since the last selection (ns-2 `count`).
     pub fn count(&self) -> u64 {
         self.s.count

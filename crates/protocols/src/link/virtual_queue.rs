@@ -13,6 +13,23 @@
 //!   continuously between arrivals and updated at the arrival instants of the
 //!   real queue; "first becomes empty" is tested at the next arrival as
 //!   `drained >= vq`, so an arrival at the exact emptying instant is not marked.
+//! - [PAPER] seed 000 (Zimmermann 2005), Sec. 5.1.1 (VQM, after Gibbens &
+//!   Kelly 1999); spec `seed-000-zimmermann.md` §2.5: "if this virtual queue
+//!   exceeds its capacity, all packets in the real queue are marked until the
+//!   virtual queue becomes empty", with f_scale = virtual/actual service rate
+//!   = virtual/actual queue capacity (theta here; 0.9 with q_max = 300
+//!   packets, the link's buffer, in the thesis). `variant = "real_queue"`:
+//!   from an overflow until the virtual queue empties, every packet that is
+//!   in the real queue at some instant of that period (those waiting at the
+//!   overflow, and every arrival until the period ends) is marked as it
+//!   leaves the queue. INFERRED: on departure, since a packet already queued
+//!   at the overflow can only be marked then (the thesis does not say; the
+//!   spec flags it unspecified); the packet in transmission at the overflow
+//!   has left the queue and is not marked; a departing packet that is not
+//!   ECN-capable cannot be dropped and is left unmarked. Which packets to mark
+//!   is kept as a byte position in the FIFO (cumulative bytes enqueued up to
+//!   the last packet of the period), so no per-packet state is stored; an
+//!   arrival the buffer will tail-drop is not counted in it.
 //! - INFERRED: B given in packets converts to bytes with `pkt_size` (default
 //!   1000 B, the spec's recommended packet size), so B = 30 pkt, theta = 0.95 gives
 //!   28 500 B: 28 whole 1000-B packets fit, as with the spec's packet units.
@@ -20,7 +37,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
-    BufferLimit, Bytes, LazyRng, LinkAlgorithm, LinkView, Packet, ParamError, Reason, SimTime,
+    BufferLimit, Bytes, Ecn, LazyRng, LinkAlgorithm, LinkView, Packet, ParamError, Reason, SimTime,
     Verdict, PS_PER_SEC,
 };
 
@@ -35,6 +52,9 @@ pub enum VqVariant {
     BusyPeriod,
     /// Only packets that overflow the virtual queue (the paper's Ref. [12]).
     Overflow,
+    /// Every packet in the real queue from a virtual overflow until the
+    /// virtual queue empties, marked as it leaves (seed 000's VQM).
+    RealQueue,
 }
 
 fn default_theta() -> f64 {
@@ -89,6 +109,9 @@ pub struct VirtualQueue {
     t_last: SimTime,
     /// In a marking (busy) period.
     marking: bool,
+    /// `RealQueue`: a departing packet is marked if the FIFO's cumulative
+    /// enqueued bytes up to and including it are at most this.
+    mark_through: u64,
 }
 
 impl VirtualQueue {
@@ -122,6 +145,7 @@ impl VirtualQueue {
             vq: 0.0,
             t_last: SimTime::ZERO,
             marking: false,
+            mark_through: 0,
         })
     }
 
@@ -181,12 +205,48 @@ impl LinkAlgorithm for VirtualQueue {
         let mark = match self.variant {
             VqVariant::BusyPeriod => self.marking,
             VqVariant::Overflow => overflow,
+            VqVariant::RealQueue => {
+                if self.marking {
+                    // Everything queued, and this packet unless the buffer
+                    // drops it, is to be marked as it leaves.
+                    let tail = view.departed_bytes + view.backlog_bytes;
+                    let dropped =
+                        view.limit
+                            .would_overflow(view.backlog_pkts, view.backlog_bytes, pkt.size);
+                    self.mark_through = if dropped {
+                        tail
+                    } else {
+                        tail + u64::from(pkt.size)
+                    };
+                }
+                false
+            }
         };
         if mark {
             Verdict::Mark(Reason::Virtual)
         } else {
             Verdict::Enqueue
         }
+    }
+
+    /// `RealQueue`: mark the leaving packet if it was in the real queue
+    /// during a marking period (`departed_bytes` counts it by now).
+    #[inline]
+    fn on_departure(
+        &mut self,
+        pkt: &mut Packet,
+        view: &LinkView,
+        _rng: &mut LazyRng,
+    ) -> Option<Reason> {
+        if view.departed_bytes <= self.mark_through && pkt.ecn.is_capable() {
+            pkt.ecn = Ecn::Ce;
+            return Some(Reason::Virtual);
+        }
+        None
+    }
+
+    fn stamps_departures(&self) -> bool {
+        self.variant == VqVariant::RealQueue
     }
 
     /// The virtual backlog as of the last arrival, bytes.
@@ -309,6 +369,101 @@ mod tests {
         assert_eq!(q.vq, 5000.0);
     }
 
+    /// An arrival of a 1000-B packet at `t` that finds `queued` bytes
+    /// waiting after `departed` bytes have left the queue.
+    fn arrive_real(
+        vq: &mut VirtualQueue,
+        t: SimTime,
+        departed: u64,
+        queued: u64,
+        limit: BufferLimit,
+    ) -> Verdict {
+        let view = LinkView {
+            departed_bytes: departed,
+            backlog_bytes: queued,
+            backlog_pkts: (queued / 1000) as u32,
+            limit,
+            ..LinkView::idle(t, Rate::from_bps(16_000_000))
+        };
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1000, SimTime::ZERO);
+        vq.on_arrival(
+            &mut pkt,
+            &view,
+            &mut LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0),
+        )
+    }
+
+    /// The mark a 1000-B packet gets as it leaves, `departed` bytes having
+    /// left by then (itself included).
+    fn depart(vq: &mut VirtualQueue, departed: u64, ecn: Ecn) -> Option<Reason> {
+        let view = LinkView {
+            departed_bytes: departed,
+            ..LinkView::idle(SimTime::ZERO, Rate::from_bps(16_000_000))
+        };
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 1000, SimTime::ZERO);
+        pkt.ecn = ecn;
+        let r = vq.on_departure(
+            &mut pkt,
+            &view,
+            &mut LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0),
+        );
+        assert_eq!(pkt.ecn == Ecn::Ce, r.is_some());
+        r
+    }
+
+    #[test]
+    fn vq_real_queue_marks_every_packet_queued_during_a_marking_period_as_it_leaves() {
+        let mut q = small(VqVariant::RealQueue);
+        assert!(q.stamps_departures());
+        assert!(!small(VqVariant::BusyPeriod).stamps_departures());
+        let lim = BufferLimit::Unlimited;
+        // Five packets fill the 5000-B virtual buffer; none is marked.
+        for k in 0..5 {
+            assert_eq!(
+                arrive_real(&mut q, SimTime::ZERO, 0, k * 1000, lim),
+                Verdict::Enqueue
+            );
+        }
+        assert_eq!(depart(&mut q, 1000, Ecn::Ect), None);
+        // The sixth overflows: the five queued and itself (bytes up to
+        // 6000) are marked as they leave; the verdict stays Enqueue.
+        assert_eq!(
+            arrive_real(&mut q, SimTime::ZERO, 1000, 4000, lim),
+            Verdict::Enqueue
+        );
+        assert_eq!(q.mark_through, 6000);
+        for d in [2000, 5000, 6000] {
+            assert_eq!(depart(&mut q, d, Ecn::Ect), Some(Reason::Virtual), "{d}");
+        }
+        assert_eq!(depart(&mut q, 6000, Ecn::NotEct), None, "not ECN-capable");
+        assert_eq!(depart(&mut q, 7000, Ecn::Ect), None);
+        // An arrival 1 ms later, still in the period (4000 B virtual), is
+        // covered too.
+        assert_eq!(
+            arrive_real(&mut q, ms(1), 2000, 4000, lim),
+            Verdict::Enqueue
+        );
+        assert_eq!(q.mark_through, 7000);
+        assert_eq!(depart(&mut q, 7000, Ecn::Ect), Some(Reason::Virtual));
+        // Once the virtual queue has emptied, arrivals are not covered.
+        assert_eq!(arrive_real(&mut q, ms(20), 7000, 0, lim), Verdict::Enqueue);
+        assert_eq!(q.mark_through, 7000);
+        assert_eq!(depart(&mut q, 8000, Ecn::Ect), None);
+    }
+
+    #[test]
+    fn vq_real_queue_does_not_count_an_arrival_the_buffer_drops() {
+        let mut q = small(VqVariant::RealQueue);
+        let lim = BufferLimit::Packets(5);
+        for k in 0..5 {
+            arrive_real(&mut q, SimTime::ZERO, 0, k * 1000, lim);
+        }
+        // The overflowing arrival finds the real buffer full too: only the
+        // 5000 B queued are to be marked.
+        arrive_real(&mut q, SimTime::ZERO, 0, 5000, lim);
+        assert_eq!(q.mark_through, 5000);
+    }
+
     #[test]
     fn vq_with_the_paper_parameters_holds_28_packets_of_1000_bytes() {
         // C = 10 Mb/s, B = 30 pkt (the link's buffer), theta = 0.95: 28 500 B.
@@ -356,6 +511,7 @@ pkt_size = "1500B""#,
         for bad in [
             "kind = \"virtual_queue\"\ntheta = 0.9\nbufer = \"30pkt\"",
             "kind = \"virtual_queue\"\nvariant = \"sometimes\"",
+            "kind = \"virtual_queue\"\nvariant = \"realqueue\"",
             "kind = \"virtual_queue\"\nbuffer = \"unlimited\"",
             "kind = \"virtual_queue\"\nbuffer = 30",
         ] {

@@ -48,7 +48,7 @@
 use serde::{Deserialize, Serialize};
 use sim_core::{
     check_range, CcHeader, HeaderFamily, LazyRng, LinkAlgorithm, LinkControl, LinkView, Packet,
-    PacketKind, ParamError, SimDuration, SimTime, Verdict,
+    PacketKind, ParamError, Reason, SimDuration, SimTime, Verdict,
 };
 
 use super::interval::IntervalClock;
@@ -312,9 +312,14 @@ impl LinkAlgorithm for Xcp {
         Verdict::Enqueue
     }
 
-    fn on_departure(&mut self, pkt: &mut Packet, _view: &LinkView) {
+    fn on_departure(
+        &mut self,
+        pkt: &mut Packet,
+        _view: &LinkView,
+        _rng: &mut LazyRng,
+    ) -> Option<Reason> {
         if pkt.kind != PacketKind::Data {
-            return;
+            return None;
         }
         let size = f64::from(pkt.size);
         if let CcHeader::Window(h) = &mut pkt.cc {
@@ -322,11 +327,11 @@ impl LinkAlgorithm for Xcp {
             // (XCP's code); its window then grows by the sender's own rule.
             if !(h.rtt > 0.0 && h.cwnd > 0.0) {
                 h.feedback = h.feedback.min(0.0);
-                return;
+                return None;
             }
             if !self.residue {
                 h.feedback = h.feedback.min(self.feedback(size, h.cwnd, h.rtt));
-                return;
+                return None;
             }
             // ns-2's residues, in rate (window feedback / rtt, bytes/s).
             let (share_p, share_n) = self.rate_shares(size, h.cwnd, h.rtt);
@@ -343,6 +348,7 @@ impl LinkAlgorithm for Xcp {
             self.res_p = (self.res_p - pos).max(0.0);
             self.res_n = (self.res_n - neg).max(0.0);
         }
+        None
     }
 
     fn stamps_departures(&self) -> bool {
@@ -371,7 +377,7 @@ impl LinkAlgorithm for Xcp {
 mod tests {
     use super::*;
     use crate::link::interval::test_ctx;
-    use sim_core::{FlowId, Rate, RouteId, WindowHeader};
+    use sim_core::{FlowId, Rate, RouteId, StreamKind, WindowHeader};
 
     fn xcp() -> Xcp {
         Xcp::new(&XcpConfig::default(), &test_ctx(80_000_000)).unwrap()
@@ -406,7 +412,11 @@ mod tests {
     /// Send `p` through the departure stamp; its feedback, bytes of window.
     fn stamp(x: &mut Xcp, cwnd: f64, rtt: f64) -> f64 {
         let mut p = pkt(cwnd, rtt);
-        x.on_departure(&mut p, &view(SimTime::ZERO));
+        x.on_departure(
+            &mut p,
+            &view(SimTime::ZERO),
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         match p.cc {
             CcHeader::Window(h) => h.feedback,
             _ => unreachable!(),
@@ -509,7 +519,11 @@ mod tests {
         x.xi_n = 1.0;
         let view = view(SimTime::ZERO);
         let mut p = pkt(10_000.0, 0.1);
-        x.on_departure(&mut p, &view);
+        x.on_departure(
+            &mut p,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Window(h) = p.cc else {
             unreachable!()
         };
@@ -519,14 +533,22 @@ mod tests {
         if let CcHeader::Window(h) = &mut p2.cc {
             h.feedback = -500.0;
         }
-        x.on_departure(&mut p2, &view);
+        x.on_departure(
+            &mut p2,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         let CcHeader::Window(h) = p2.cc else {
             unreachable!()
         };
         assert_eq!(h.feedback, -500.0);
         let mut ack = pkt(10_000.0, 0.1);
         ack.kind = PacketKind::Ack;
-        x.on_departure(&mut ack, &view);
+        x.on_departure(
+            &mut ack,
+            &view,
+            &mut LazyRng::new(0, 0, StreamKind::LinkAlgorithm, 0),
+        );
         assert_eq!(ack.cc, pkt(10_000.0, 0.1).cc);
     }
 
