@@ -36,9 +36,12 @@
 //!   (`p > w RTT / cwnd`: the window has passed its equilibrium for the price
 //!   it sees); that ACK's update then applies. Without this, a window whose
 //!   equilibrium is a few packets would overshoot to ssthresh = 32 first.
-//! INFERRED: ECN marks are always echoed per packet (`EcnFeedback::PerPacket`)
-//!   so that the transport never halves the window on its own; with
-//!   `explicit` or `four_bit` feedback they are not read.
+//! With `one_bit` and `per_ack` feedback the marks are echoed per packet
+//!   (`EcnFeedback::PerPacket`, which needs `tcp.ecn = true`): the transport
+//!   then never halves the window on its own. With `explicit` and
+//!   `four_bit` the price rides in the header and ECN is RFC 3168's
+//!   (INFERRED: an ECN-Echo, only if the transport is ECN-capable and a link
+//!   marks, is a congestion signal like a loss: NewReno's halving).
 //! Units: `w` packets/s, `kappa_bar` dimensionless, the window in segments
 //!   (f64), RTT seconds, price dimensionless.
 
@@ -258,7 +261,11 @@ impl Controller for CpTcp {
     }
 
     fn ecn_feedback(&self) -> EcnFeedback {
-        EcnFeedback::PerPacket
+        if self.cfg.feedback.uses_ecn() {
+            EcnFeedback::PerPacket
+        } else {
+            EcnFeedback::Classic
+        }
     }
 }
 
@@ -415,12 +422,13 @@ mod tests {
         let mut h = CcHeader::None;
         c.stamp(SimTime::ZERO, 1000, &mut h);
         assert_eq!(h, CcHeader::Price(PriceHeader::default()));
-        assert_eq!(c.ecn_feedback(), EcnFeedback::PerPacket);
+        assert_eq!(c.ecn_feedback(), EcnFeedback::Classic);
         let mut c = cp("feedback = \"one_bit\"\nphi = 1.007");
         let mut h = CcHeader::None;
         c.stamp(SimTime::ZERO, 1000, &mut h);
         assert_eq!(h, CcHeader::None);
         assert_eq!(c.header_family(), HeaderFamily::None);
+        assert_eq!(c.ecn_feedback(), EcnFeedback::PerPacket);
         assert_eq!(
             cp("feedback = \"four_bit\"").header_family(),
             HeaderFamily::Price

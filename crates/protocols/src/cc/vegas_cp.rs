@@ -29,8 +29,11 @@
 //!   on an ECN-Echo ACK, which would shrink the +1 by the marked fraction).
 //! INFERRED: the price and RTT read at a round's end are the estimates after
 //!   that round's last ACK; before any RTT is known the round holds.
-//! INFERRED: marks are echoed per packet (`EcnFeedback::PerPacket`), so the
-//!   transport never halves the window on ECN-Echo.
+//! With `one_bit` feedback the marks are echoed per packet
+//!   (`EcnFeedback::PerPacket`, which needs `tcp.ecn = true`), so the
+//!   transport never halves the window on ECN-Echo; with `explicit` and
+//!   `four_bit` ECN is RFC 3168's and an ECN-Echo gets Vegas' reaction
+//!   (`ecn_factor`, Reno's halving), as ns-2's Vegas agent.
 //! Units: `w` packets/s, `x_hat` packets/s, the window in segments, price
 //!   dimensionless.
 
@@ -254,7 +257,11 @@ impl Controller for VegasCp {
     }
 
     fn ecn_feedback(&self) -> EcnFeedback {
-        EcnFeedback::PerPacket
+        if self.feedback.uses_ecn() {
+            EcnFeedback::PerPacket
+        } else {
+            EcnFeedback::Classic
+        }
     }
 }
 
