@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use sim_core::{CcHeader, Controller, ParamError, Rate, RateHeader};
 
 pub mod bic;
+pub mod cp_tcp;
 pub mod cubic;
 pub mod emkc;
 pub mod highspeed;
@@ -18,16 +19,22 @@ pub mod kelly;
 mod loss_window;
 pub mod multcp;
 pub mod newreno;
+pub mod price_estimate;
+mod pricing_window;
 pub mod qlb;
 pub mod rcp;
+pub mod sbrm;
 pub mod scalable;
 pub mod tcp_lp;
+pub mod tcp_rm;
 pub mod vegas;
+pub mod vegas_cp;
 pub mod westwood;
 pub mod wtp;
 pub mod xcp;
 
 pub use bic::{Bic, BicConfig};
+pub use cp_tcp::{CpTcp, CpTcpConfig};
 pub use cubic::{Cubic, CubicConfig};
 pub use emkc::{EmkcCc, EmkcCcConfig, Reference, SwitchRule};
 pub use highspeed::{HighSpeed, HighSpeedConfig};
@@ -36,11 +43,15 @@ pub use jetmax::{JetMaxCc, JetMaxCcConfig, JetMaxSwitch};
 pub use kelly::{KellyCc, KellyCcConfig};
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
 pub use newreno::{NewReno, NewRenoConfig};
+pub use price_estimate::{PriceEstimator, PriceFeedback, RateRtt};
 pub use qlb::{QlbCc, QlbCcConfig};
 pub use rcp::{RcpCc, RcpCcConfig};
+pub use sbrm::{Sbrm, SbrmConfig, SbrmVariant};
 pub use scalable::{Scalable, ScalableConfig};
 pub use tcp_lp::{TcpLp, TcpLpConfig};
+pub use tcp_rm::{TcpRm, TcpRmConfig};
 pub use vegas::{Vegas, VegasConfig};
+pub use vegas_cp::{VegasCp, VegasCpConfig};
 pub use westwood::{RttSource, Westwood, WestwoodConfig};
 pub use wtp::{RttCompensation, Wtp, WtpConfig, WtpVariant};
 pub use xcp::{XcpCc, XcpCcConfig};
@@ -164,6 +175,19 @@ pub enum CcConfig {
     Emkc(EmkcCcConfig),
     /// JetMax's rate-paced source (needs `jetmax` links).
     Jetmax(JetMaxCcConfig),
+    /// CP-TCP (Zimmermann 2005, eq. 4.2.3): the Direct Window Update
+    /// `kappa_bar (w RTT / cwnd - p)` per ACK, with an explicit (EPF), 1-bit,
+    /// 4-bit or per-ACK price.
+    CpTcp(CpTcpConfig),
+    /// SBRM's 1-bit source (Zimmermann 2005, Sec. 5.4): Key's rule (also
+    /// VQM's source) or the direct update with a 0/1 price per ACK.
+    Sbrm(SbrmConfig),
+    /// TCP/RM (Zimmermann 2005, Sec. 5.6.3): NewReno whose congestion
+    /// avoidance follows SBRM with RFC 3168 ECN-Echo.
+    TcpRm(TcpRmConfig),
+    /// Vegas/CP (Zimmermann 2005, eq. 5.2.7): Vegas with a once-per-RTT
+    /// price test `p_hat x_hat` against `w`.
+    VegasCp(VegasCpConfig),
 }
 
 impl Default for CcConfig {
@@ -217,6 +241,10 @@ impl CcConfig {
             CcConfig::Kelly(_) => "kelly",
             CcConfig::Emkc(_) => "emkc",
             CcConfig::Jetmax(_) => "jetmax",
+            CcConfig::CpTcp(_) => "cp_tcp",
+            CcConfig::Sbrm(_) => "sbrm",
+            CcConfig::TcpRm(_) => "tcp_rm",
+            CcConfig::VegasCp(_) => "vegas_cp",
         }
     }
 
@@ -240,6 +268,10 @@ impl CcConfig {
             CcConfig::Kelly(c) => c.validate(),
             CcConfig::Emkc(c) => c.validate(),
             CcConfig::Jetmax(c) => c.validate(),
+            CcConfig::CpTcp(c) => c.validate(),
+            CcConfig::Sbrm(c) => c.validate(),
+            CcConfig::TcpRm(c) => c.validate(),
+            CcConfig::VegasCp(c) => c.validate(),
         }
     }
 
@@ -263,6 +295,10 @@ impl CcConfig {
             CcConfig::Kelly(c) => Box::new(KellyCc::new(c)?),
             CcConfig::Emkc(c) => Box::new(EmkcCc::new(c)?),
             CcConfig::Jetmax(c) => Box::new(JetMaxCc::new(c, mss)?),
+            CcConfig::CpTcp(c) => Box::new(CpTcp::new(c, mss)?),
+            CcConfig::Sbrm(c) => Box::new(Sbrm::new(c, mss)?),
+            CcConfig::TcpRm(c) => Box::new(TcpRm::new(c, mss)?),
+            CcConfig::VegasCp(c) => Box::new(VegasCp::new(c, mss)?),
         })
     }
 }

@@ -213,6 +213,18 @@ pub fn diff(window: f64, sent: f64, base: f64, rtt: f64) -> f64 {
     (window / base - sent / rtt) * base
 }
 
+/// The step a congestion-avoidance round takes: what Vegas' Diff band test,
+/// or a variant's own test (Vegas/CP's price test), asks for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CaStep {
+    /// Grow by `step` segments over the next round.
+    Grow,
+    /// Shrink by `step` segments now.
+    Shrink,
+    /// Hold the window.
+    Hold,
+}
+
 /// What a round's decision asks of the round's ACKs.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 enum Incr {
@@ -332,8 +344,9 @@ impl Vegas {
         self.rtt_cnt = 0;
     }
 
-    /// The once-per-RTT decision from a round's rounded Diff.
-    fn decide(&mut self, delta: f64) -> Decision {
+    /// The once-per-RTT decision from a round's rounded Diff, or, in
+    /// congestion avoidance, from `ca` when a variant's own test gave one.
+    fn decide(&mut self, delta: f64, ca: Option<CaStep>) -> Decision {
         let c = &self.cfg;
         if self.w.in_slow_start() {
             self.inc_flag = !self.inc_flag;
@@ -350,22 +363,37 @@ impl Vegas {
                 self.incr = Incr::Slow;
                 Decision::SlowStartGrow
             }
-        } else if delta > c.beta {
-            self.w.cwnd = (self.w.cwnd - c.step * self.mss()).max(self.floor());
-            self.incr = Incr::None;
-            Decision::Decrease
-        } else if delta < c.alpha {
-            self.incr = Incr::Linear;
-            Decision::Increase
         } else {
-            self.incr = Incr::None;
-            Decision::Hold
+            let step = ca.unwrap_or(if delta > c.beta {
+                CaStep::Shrink
+            } else if delta < c.alpha {
+                CaStep::Grow
+            } else {
+                CaStep::Hold
+            });
+            match step {
+                CaStep::Shrink => {
+                    self.w.cwnd = (self.w.cwnd - c.step * self.mss()).max(self.floor());
+                    self.incr = Incr::None;
+                    Decision::Decrease
+                }
+                CaStep::Grow => {
+                    self.incr = Incr::Linear;
+                    Decision::Increase
+                }
+                CaStep::Hold => {
+                    self.incr = Incr::None;
+                    Decision::Hold
+                }
+            }
         }
     }
-}
 
-impl Controller for Vegas {
-    fn on_ack(&mut self, ack: &AckInfo) {
+    /// One ACK, with `ca` standing in for the Diff band test at the end of a
+    /// congestion-avoidance round: it gets the window (segments) and returns
+    /// the step, or `None` for Vegas' own test. Slow start, the rounds,
+    /// growth and losses stay Vegas' (Vegas/CP, `super::vegas_cp`).
+    pub(crate) fn on_ack_with(&mut self, ack: &AckInfo, ca: impl FnOnce(f64) -> Option<CaStep>) {
         if ack.acked == 0 {
             return;
         }
@@ -399,7 +427,12 @@ impl Controller for Vegas {
                 let base = self.base_rtt.unwrap_or(rtt);
                 let window = ack.in_flight as f64 / mss;
                 let delta = (diff(window, sent, base, rtt) + 0.5).floor();
-                let d = self.decide(delta);
+                let step = if self.w.in_slow_start() {
+                    None
+                } else {
+                    ca(self.w.segments())
+                };
+                let d = self.decide(delta, step);
                 self.last = Some((delta, d));
             }
             self.start_round(ack.now, snd_max);
@@ -420,6 +453,12 @@ impl Controller for Vegas {
             }
             Incr::Linear => self.w.cwnd += self.cfg.step * self.mss() * counted / self.w.cwnd,
         }
+    }
+}
+
+impl Controller for Vegas {
+    fn on_ack(&mut self, ack: &AckInfo) {
+        self.on_ack_with(ack, |_| None);
     }
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
