@@ -2,17 +2,14 @@
 //! `tcp_rm`, `vegas_cp`) through the real engine and window transport,
 //! against the closed forms of spec section 3.3 and 2.3-2.7.
 //!
-//! The links here are test-only (the REM / SBRM links are another branch's):
+//! The fixed-price links here are test-only:
 //! - [`FixedPrice`] adds a constant price to every data packet's EPF field
 //!   and, optionally, sets the 4-bit code's bit i with probability
 //!   `1 - phi_i^-price` (the path's price is then known exactly);
 //! - [`FixedMark`] sets CE on every data packet with a fixed probability;
-//! - [`Pc1Price`] is REM's price rule PC1 (eq. 5.2.3), `lambda <- [lambda +
-//!   gamma (y - c)]^+` once per interval, with y the packets that arrived in
-//!   the interval and c the packets the link can send in it (the thesis's
-//!   "packets per sample interval"), added to each data packet's EPF price.
-//!   Once the REM link is merged, [`Pc1Price`] can be replaced by it (PC1
-//!   mode, EPF transport).
+//! - the proptest's link is netsim's REM link (`kind = "rem"`) with price
+//!   rule PC1 (eq. 5.2.3), `lambda <- [lambda + gamma (yhat - c)]^+` once
+//!   per interval, and explicit price feedback.
 //!
 //! One bottleneck (forward, the test link; reverse, drop-tail), unlimited
 //! buffers; each flow's RTT is set by its hosts' delay line. 1000-byte
@@ -27,12 +24,12 @@ use proptest::prelude::*;
 use rand::Rng;
 
 use protocols::cc::CcConfig;
-use protocols::link::DropTail;
+use protocols::link::{DropTail, LinkAlgoConfig, LinkBuildCtx};
 use protocols::transport::{TcpConfig, TcpSink, WindowSender};
 use sim_core::{
-    BufferLimit, CcHeader, FlowSpec, GroupId, LazyRng, LinkAlgorithm, LinkControl, LinkSpec,
-    LinkView, NodeId, Packet, PacketKind, Rate, Reason, RunOutput, SeriesSelect, SimConfig,
-    SimDuration, SimTime, Simulator, Verdict,
+    BufferLimit, CcHeader, FlowSpec, GroupId, LazyRng, LinkAlgorithm, LinkSpec, LinkView, NodeId,
+    Packet, PacketKind, Rate, Reason, RunOutput, SeriesSelect, SimConfig, SimDuration, SimTime,
+    Simulator, Verdict,
 };
 
 const MSS: u32 = 1000;
@@ -77,55 +74,6 @@ impl LinkAlgorithm for FixedMark {
         } else {
             Verdict::Enqueue
         }
-    }
-}
-
-/// REM's PC1 (eq. 5.2.3) with EPF: every `interval`, `lambda <- max(0,
-/// lambda + gamma (arrived - capacity))`, both in packets of `MSS` bytes per
-/// interval; `lambda` is added to each data packet's price.
-struct Pc1Price {
-    gamma: f64,
-    interval: SimDuration,
-    lambda: f64,
-    arrived_at_last: u64,
-}
-
-impl Pc1Price {
-    fn new(gamma: f64, interval: SimDuration) -> Self {
-        Pc1Price {
-            gamma,
-            interval,
-            lambda: 0.0,
-            arrived_at_last: 0,
-        }
-    }
-}
-
-impl LinkAlgorithm for Pc1Price {
-    fn on_arrival(&mut self, pkt: &mut Packet, _v: &LinkView, _rng: &mut LazyRng) -> Verdict {
-        if pkt.kind == PacketKind::Data {
-            if let CcHeader::Price(h) = &mut pkt.cc {
-                h.price += self.lambda;
-            }
-        }
-        Verdict::Enqueue
-    }
-    fn on_start(&mut self, v: &LinkView, ctl: &mut LinkControl) {
-        ctl.next_timer = Some(v.now + self.interval);
-    }
-    fn on_timer(&mut self, v: &LinkView, ctl: &mut LinkControl) {
-        let t = self.interval.as_secs_f64();
-        let y = (v.arrived_bytes - self.arrived_at_last) as f64 / f64::from(MSS);
-        let c = v.capacity.bps_f64() * t / (8.0 * f64::from(MSS));
-        self.arrived_at_last = v.arrived_bytes;
-        self.lambda = (self.lambda + self.gamma * (y - c)).max(0.0);
-        ctl.next_timer = Some(v.now + self.interval);
-    }
-    fn header_family(&self) -> Option<sim_core::HeaderFamily> {
-        Some(sim_core::HeaderFamily::Price)
-    }
-    fn probe(&self) -> Option<(&'static str, f64)> {
-        Some(("lambda", self.lambda))
     }
 }
 
@@ -443,6 +391,24 @@ fn vegas_cp_with_one_bit_marks_estimates_the_price() {
 /// The PC1 link's gain, price per packet of excess arrivals.
 const PC1_GAMMA: f64 = 2e-4;
 
+/// netsim's REM link with PC1 and explicit price feedback: every 10 ms,
+/// `lambda <- max(0, lambda + gamma (yhat - c))`, yhat the EWMA (weight 0.9
+/// on the newest) of the arrivals and c the capacity, both in 1000-B packets
+/// per interval; `lambda` is added to each data packet's price.
+fn rem_pc1() -> Box<dyn LinkAlgorithm> {
+    let cfg: LinkAlgoConfig = toml::from_str(&format!(
+        "kind = \"rem\"\nprice_rule = \"pc1\"\nfeedback = \"explicit\"\n\
+         gamma = {PC1_GAMMA}\ninterval = \"10ms\"\nmean_pkt_size = \"1000B\""
+    ))
+    .unwrap();
+    cfg.build(&LinkBuildCtx {
+        capacity: Rate::from_bps(50_000_000),
+        delay: SimDuration::from_millis(LINK_DELAY_MS),
+        limit: BufferLimit::Unlimited,
+    })
+    .unwrap()
+}
+
 /// Weights and RTTs for the proptest.
 fn pc1_case() -> impl Strategy<Value = Vec<(f64, f64)>> {
     prop::collection::vec((1.0f64..4.0, 30.0f64..120.0), 2..=3)
@@ -475,7 +441,7 @@ proptest! {
             .collect();
         let out = run(
             &flows,
-            Box::new(Pc1Price::new(PC1_GAMMA, SimDuration::from_millis(10))),
+            rem_pc1(),
             50_000_000,
             false,
             1,

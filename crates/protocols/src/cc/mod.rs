@@ -214,9 +214,14 @@ impl CcConfig {
     /// that declare one (a willingness to pay): the NUM oracle's weight for
     /// the flow (`U(x) = w ln x` at alpha = 1). `pkt_bytes` converts weights
     /// the controller keeps in packets per second.
-    pub fn utility_weight(&self, _pkt_bytes: f64) -> Option<f64> {
+    pub fn utility_weight(&self, pkt_bytes: f64) -> Option<f64> {
+        let pkts = |w: f64| Some(w * 8.0 * pkt_bytes);
         match self {
             CcConfig::Kelly(k) => Some(k.omega.bps_f64()),
+            CcConfig::CpTcp(c) => pkts(c.w),
+            CcConfig::Sbrm(c) => pkts(c.w),
+            CcConfig::TcpRm(c) => pkts(c.w),
+            CcConfig::VegasCp(c) => pkts(c.w),
             _ => None,
         }
     }
