@@ -30,6 +30,11 @@ fn the_fast_subset_of_the_tcp_response_functions_reproduces() {
     fast_subset_reproduces("scenarios/papers/tcp-family");
 }
 
+#[test]
+fn the_fast_subset_of_the_congestion_pricing_thesis_reproduces() {
+    fast_subset_reproduces("scenarios/papers/pricing");
+}
+
 fn fast_subset_reproduces(folder: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let out = netsim()
