@@ -646,3 +646,61 @@ fn rem_config_defaults_and_feedback_families_hold_through_the_enum() {
     let c: LinkAlgoConfig = toml::from_str("kind = \"sbrm\"\nq_max = 300").unwrap();
     assert_eq!(c.build(&ctx()).unwrap().header_family(), None);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// REM's end-to-end claim (Athuraliya and Low; Zimmermann (2005) eq.
+    /// 5.2.2): with every link marking with `1 - phi^-lambda_l`, a packet
+    /// crosses the path unmarked with probability `phi^-sum(lambda)`, so the
+    /// source's estimate `-log_phi(1 - m)` from the marked fraction m of its
+    /// last 50 ACKs recovers the path price. Random frozen prices on 1-4 REM
+    /// links (phi = 1.06, 0.2-4 each), ECN marks on departure, 20 000
+    /// packets fed to the sources' 1-bit estimator (`cc::price_estimate`,
+    /// history 50) one echo per packet. Each 50-packet window's marked
+    /// fraction is within 4.5 binomial standard deviations of `1 - phi^-sum`
+    /// (plus the estimator's (n - 1/2)/n clamp when all 50 are marked), and
+    /// the mean of the 400 window estimates within 4.5 standard errors (a
+    /// 10 % error in the path price fails it: checked by mutation).
+    #[test]
+    fn the_one_bit_estimate_from_marks_recovers_the_path_price(
+        prices in proptest::collection::vec(0.2f64..4.0, 1..=4),
+    ) {
+        use protocols::cc::price_estimate::{PriceEstimateConfig, PriceEstimator, PriceFeedback};
+        let links: Vec<Box<dyn LinkAlgorithm>> =
+            prices.iter().map(|p| frozen("phi = 1.06\nmark_at = \"departure\"", *p)).collect();
+        let n = 20_000;
+        let (seen, _) = through(links, n, true);
+        prop_assert_eq!(seen.len(), n as usize);
+        let sum: f64 = prices.iter().sum();
+        let m = 1.0 - 1.06f64.powf(-sum);
+        let mut est = PriceEstimator::new(&PriceEstimateConfig {
+            feedback: PriceFeedback::OneBit,
+            history: Some(50),
+            phi: Some(1.06),
+            phis: None,
+        })
+        .unwrap();
+        let sd = (m * (1.0 - m) / 50.0).sqrt();
+        let mut window_means = Vec::new();
+        for (k, (ecn, _)) in seen.iter().enumerate() {
+            let ack = sim_core::AckInfo {
+                ece: *ecn == Ecn::Ce,
+                ..sim_core::AckInfo::segment(1000, SimDuration::from_millis(10))
+            };
+            est.on_ack(&ack, 1.0);
+            if (k + 1) % 50 == 0 {
+                let p_hat = est.price();
+                let m_hat = 1.0 - 1.06f64.powf(-p_hat);
+                prop_assert!(
+                    (m_hat - m).abs() <= 4.5 * sd + 1.0 / 100.0,
+                    "window {}: m_hat {m_hat} vs {m} (price {p_hat} vs {sum})", k / 50
+                );
+                window_means.push(m_hat);
+            }
+        }
+        let mean = window_means.iter().sum::<f64>() / window_means.len() as f64;
+        let se = sd / (window_means.len() as f64).sqrt();
+        prop_assert!((mean - m).abs() <= 4.5 * se, "mean {mean} vs {m}");
+    }
+}
