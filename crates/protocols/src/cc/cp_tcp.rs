@@ -47,8 +47,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
-    AckInfo, CcHeader, Congestion, Controller, EcnFeedback, HeaderFamily, ParamError, PriceHeader,
-    SimTime,
+    AckInfo, CcHeader, Congestion, Controller, EcnFeedback, HeaderFamily, ParamError, SimTime,
 };
 
 use super::price_estimate::{
@@ -219,14 +218,7 @@ impl Controller for CpTcp {
         if let Some(m) = c.max_step {
             delta = delta.clamp(-m, m);
         }
-        if self.win.in_slow_start() {
-            if delta >= 0.0 {
-                self.win.grow_slow_start(n);
-                return;
-            }
-            self.win.end_slow_start();
-        }
-        self.win.add(delta);
+        self.win.apply(delta, n);
     }
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
@@ -247,25 +239,15 @@ impl Controller for CpTcp {
     }
 
     fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
-        if self.cfg.feedback.uses_header() {
-            *hdr = CcHeader::Price(PriceHeader::default());
-        }
+        self.cfg.feedback.stamp(hdr);
     }
 
     fn header_family(&self) -> HeaderFamily {
-        if self.cfg.feedback.uses_header() {
-            HeaderFamily::Price
-        } else {
-            HeaderFamily::None
-        }
+        self.cfg.feedback.header_family()
     }
 
     fn ecn_feedback(&self) -> EcnFeedback {
-        if self.cfg.feedback.uses_ecn() {
-            EcnFeedback::PerPacket
-        } else {
-            EcnFeedback::Classic
-        }
+        self.cfg.feedback.ecn_feedback()
     }
 }
 
@@ -273,6 +255,7 @@ impl Controller for CpTcp {
 mod tests {
     use super::*;
     use crate::cc::CcConfig;
+    use sim_core::PriceHeader;
     use sim_core::SimDuration;
 
     const MSS: u32 = 1000;

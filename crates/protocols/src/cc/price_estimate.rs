@@ -40,7 +40,7 @@
 //!   i.e. the larger phi.
 
 use serde::{Deserialize, Serialize};
-use sim_core::{AckInfo, CcHeader, ParamError};
+use sim_core::{AckInfo, CcHeader, EcnFeedback, HeaderFamily, ParamError, PriceHeader};
 
 /// The REM double-bottleneck runs' base (Sec. 5.2.2): `phi` default.
 pub const DEFAULT_PHI: f64 = 1.06;
@@ -78,6 +78,32 @@ impl PriceFeedback {
     /// True if the source needs every ECN mark echoed on its own ACK.
     pub fn uses_ecn(self) -> bool {
         matches!(self, PriceFeedback::OneBit | PriceFeedback::PerAck)
+    }
+
+    /// The header a source with this feedback stamps on each data packet:
+    /// a zeroed price header when the price rides in it.
+    pub fn stamp(self, hdr: &mut CcHeader) {
+        if self.uses_header() {
+            *hdr = CcHeader::Price(PriceHeader::default());
+        }
+    }
+
+    /// The header family a source with this feedback declares.
+    pub fn header_family(self) -> HeaderFamily {
+        if self.uses_header() {
+            HeaderFamily::Price
+        } else {
+            HeaderFamily::None
+        }
+    }
+
+    /// How a source with this feedback wants ECN marks reported.
+    pub fn ecn_feedback(self) -> EcnFeedback {
+        if self.uses_ecn() {
+            EcnFeedback::PerPacket
+        } else {
+            EcnFeedback::Classic
+        }
     }
 }
 

@@ -151,6 +151,22 @@ impl PricingWindow {
         self.end_slow_start();
     }
 
+    /// A price rule's change of `delta` segments for an ACK of `n`
+    /// segments: in slow start a growing rule lets slow start grow the
+    /// window by `n`, and the first shrinking one ends slow start; in
+    /// congestion avoidance the window moves by `delta`.
+    #[inline]
+    pub fn apply(&mut self, delta: f64, n: f64) {
+        if self.in_slow_start() {
+            if delta >= 0.0 {
+                self.grow_slow_start(n);
+                return;
+            }
+            self.end_slow_start();
+        }
+        self.add(delta);
+    }
+
     /// NewReno's reaction to `ev` (RFC 5681 eq. 4): `ssthresh =
     /// max(FlightSize/2, 2 SMSS)`; cwnd = ssthresh on a loss or ECN-Echo, 1
     /// segment (at least the floor) on a timeout. Without slow start the

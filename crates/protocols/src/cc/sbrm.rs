@@ -169,14 +169,7 @@ impl Controller for Sbrm {
             n,
             ack.ece,
         );
-        if self.win.in_slow_start() {
-            if delta >= 0.0 {
-                self.win.grow_slow_start(n);
-                return;
-            }
-            self.win.end_slow_start();
-        }
-        self.win.add(delta);
+        self.win.apply(delta, n);
     }
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {

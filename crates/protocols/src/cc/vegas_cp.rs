@@ -39,8 +39,7 @@
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
-    AckInfo, CcHeader, Congestion, Controller, EcnFeedback, HeaderFamily, ParamError, PriceHeader,
-    SimTime,
+    AckInfo, CcHeader, Congestion, Controller, EcnFeedback, HeaderFamily, ParamError, SimTime,
 };
 
 use super::price_estimate::{
@@ -243,25 +242,15 @@ impl Controller for VegasCp {
     }
 
     fn stamp(&mut self, _now: SimTime, _len: u32, hdr: &mut CcHeader) {
-        if self.feedback.uses_header() {
-            *hdr = CcHeader::Price(PriceHeader::default());
-        }
+        self.feedback.stamp(hdr);
     }
 
     fn header_family(&self) -> HeaderFamily {
-        if self.feedback.uses_header() {
-            HeaderFamily::Price
-        } else {
-            HeaderFamily::None
-        }
+        self.feedback.header_family()
     }
 
     fn ecn_feedback(&self) -> EcnFeedback {
-        if self.feedback.uses_ecn() {
-            EcnFeedback::PerPacket
-        } else {
-            EcnFeedback::Classic
-        }
+        self.feedback.ecn_feedback()
     }
 }
 
@@ -269,6 +258,7 @@ impl Controller for VegasCp {
 mod tests {
     use super::*;
     use crate::cc::CcConfig;
+    use sim_core::PriceHeader;
     use sim_core::SimDuration;
 
     const MSS: u32 = 1000;
