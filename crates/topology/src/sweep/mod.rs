@@ -272,6 +272,8 @@ impl Campaign {
 enum Seg<'a> {
     Key(&'a str),
     Index(usize),
+    /// `[*]`: every element of a list.
+    All,
 }
 
 fn segments(path: &str) -> Result<Vec<Seg<'_>>, String> {
@@ -291,11 +293,15 @@ fn segments(path: &str) -> Result<Vec<Seg<'_>>, String> {
             let end = r
                 .find(']')
                 .ok_or_else(|| format!("`{path}`: missing `]`"))?;
-            let i = r[..end]
-                .trim()
-                .parse()
-                .map_err(|_| format!("`{path}`: `[{}]` is not an index", &r[..end]))?;
-            out.push(Seg::Index(i));
+            if r[..end].trim() == "*" {
+                out.push(Seg::All);
+            } else {
+                let i = r[..end]
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{path}`: `[{}]` is not an index or `*`", &r[..end]))?;
+                out.push(Seg::Index(i));
+            }
             rest = &r[end + 1..];
         }
         if !rest.is_empty() {
@@ -377,6 +383,22 @@ fn set_in(root: &mut Value, segs: &[Seg], new: Value) -> Result<(), String> {
                 }
                 e
             }
+            (Seg::All, Value::Array(a)) => {
+                // Every element gets the value at the rest of the path.
+                if a.is_empty() {
+                    return Err(format!("`{here}` is an empty list: `[*]` selects nothing"));
+                }
+                let v = new.take().expect("set once");
+                for (i, e) in a.iter_mut().enumerate() {
+                    if last {
+                        *e = v.clone();
+                    } else {
+                        set_in(e, &segs[k + 1..], v.clone())
+                            .map_err(|m| format!("{here}[{i}]: {m}"))?;
+                    }
+                }
+                return Ok(());
+            }
             (Seg::Index(i), Value::Array(a)) => {
                 let n = a.len();
                 walked = format!("{here}[{i}]");
@@ -396,6 +418,9 @@ fn set_in(root: &mut Value, segs: &[Seg], new: Value) -> Result<(), String> {
                 return Err(format!(
                     "`{here}` is not a list, so it has no element [{i}]"
                 ))
+            }
+            (Seg::All, _) => {
+                return Err(format!("`{here}` is not a list, so `[*]` selects nothing"))
             }
         };
     }

@@ -22,7 +22,9 @@ pub(super) fn at_swept_value(
                 .strip_prefix(key)
                 .is_some_and(|rest| rest.starts_with(['.', '[']))
     };
-    let set_by = |p: &Param| under(&p.key) || under(&indexed(doc, &p.key));
+    let set_by = |p: &Param| {
+        under(&p.key) || under(&indexed(doc, &p.key)) || wildcard_prefix(&e.path, &p.key)
+    };
     match params.iter().position(set_by) {
         Some(j) => ScenarioError {
             path: format!("sweep.param[{j}].values[{}]", combo[j]),
@@ -58,9 +60,37 @@ fn indexed(doc: &Table, key: &str) -> String {
             (Seg::Key(name), _) => (format!(".{name}"), None),
             (Seg::Index(i), Some(Value::Array(a))) => (format!("[{i}]"), a.get(*i)),
             (Seg::Index(i), _) => (format!("[{i}]"), None),
+            (Seg::All, _) => ("[*]".to_string(), None),
         };
         out.push_str(&part);
         cur = next;
     }
     out
+}
+
+/// Whether `path` (`flows[3].cc.w`) lies under `key` with `[*]` standing for
+/// any index (`flows[*].cc`).
+fn wildcard_prefix(path: &str, key: &str) -> bool {
+    if !key.contains("[*]") {
+        return false;
+    }
+    let (mut p, mut k) = (path, key);
+    while let Some(i) = k.find("[*]") {
+        let Some(rest) = p.strip_prefix(&k[..i]) else {
+            return false;
+        };
+        let Some(after) = rest.strip_prefix('[') else {
+            return false;
+        };
+        let Some(close) = after.find(']') else {
+            return false;
+        };
+        if after[..close].parse::<usize>().is_err() {
+            return false;
+        }
+        p = &after[close + 1..];
+        k = &k[i + 3..];
+    }
+    p.strip_prefix(k)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '[']))
 }

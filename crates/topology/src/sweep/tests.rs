@@ -267,6 +267,35 @@ fn set_path_reports_what_is_not_there() {
 }
 
 #[test]
+fn a_star_index_sets_every_element_of_a_list() {
+    let mut t: Table = toml::from_str("[[l]]\nx = 1\n[[l]]\nx = 2\ny = 0\n").unwrap();
+    set_path(&mut t, "l[*].x", Value::Integer(7)).unwrap();
+    assert_eq!(t["l"][0]["x"].as_integer(), Some(7));
+    assert_eq!(t["l"][1]["x"].as_integer(), Some(7));
+    assert_eq!(t["l"][1]["y"].as_integer(), Some(0));
+    set_path(&mut t, "l[*].t.z", Value::Integer(3)).unwrap();
+    assert_eq!(t["l"][1]["t"]["z"].as_integer(), Some(3));
+    let mut e: Table = toml::from_str("l = []\na = 1\n").unwrap();
+    assert!(set_path(&mut e, "l[*].x", Value::Integer(1))
+        .unwrap_err()
+        .contains("selects nothing"));
+    assert!(set_path(&mut e, "a[*]", Value::Integer(1))
+        .unwrap_err()
+        .contains("not a list"));
+    assert!(set_path(&mut e, "l[x]", Value::Integer(1))
+        .unwrap_err()
+        .contains("is not an index or `*`"));
+}
+
+#[test]
+fn a_star_swept_value_the_scenario_rejects_names_the_swept_value() {
+    // Every group's count set to 0: the point's error (at flows[0].count)
+    // belongs to the parameter `flows[*].count`.
+    let e = error("[sweep]\n[[sweep.param]]\nkey = \"flows[*].count\"\nvalues = [1, 0]\n");
+    assert!(e.contains("sweep.param[0].values[1]"), "{e}");
+}
+
+#[test]
 fn parameter_names_may_not_shadow_table_columns() {
     let e = error(
         "[sweep]\n[[sweep.param]]\nkey = \"topology.pairs\"\nname = \"metric\"\nvalues = [1]\n",
