@@ -210,7 +210,9 @@ impl PacketSize {
                     SizeDist::Exponential { mean } | SizeDist::Pareto { mean, .. } => {
                         too_big("mean".into(), mean.get())
                     }
-                    SizeDist::Uniform { max: m, .. } => too_big("max".into(), m.get()),
+                    SizeDist::Uniform { max: m, .. } | SizeDist::BoundedPareto { max: m, .. } => {
+                        too_big("max".into(), m.get())
+                    }
                     SizeDist::Choice { values, .. } => values
                         .iter()
                         .enumerate()

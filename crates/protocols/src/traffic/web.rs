@@ -56,6 +56,13 @@ pub enum CountDist {
         /// Largest count (>= min).
         max: u32,
     },
+    /// Geometric on 1, 2, ... with this mean (>= 1): success probability
+    /// 1 / mean (Barford and Crovella's objects per page, mean 6.55 in
+    /// Zimmermann (2005) E4).
+    Geometric {
+        /// The mean count.
+        mean: f64,
+    },
 }
 
 impl CountDist {
@@ -68,6 +75,9 @@ impl CountDist {
                 "max",
                 format!("{max} is below min ({min}); allowed: min <= max"),
             )),
+            CountDist::Geometric { mean } if !(mean.is_finite() && *mean >= 1.0) => Err(
+                ParamError::new("mean", format!("{mean} must be >= 1 (counts start at 1)")),
+            ),
             _ => Ok(()),
         }
     }
@@ -77,6 +87,7 @@ impl CountDist {
         match self {
             CountDist::Fixed { n } => f64::from(*n),
             CountDist::Uniform { min, max } => (f64::from(*min) + f64::from(*max)) / 2.0,
+            CountDist::Geometric { mean } => *mean,
         }
     }
 
@@ -86,6 +97,15 @@ impl CountDist {
         match self {
             CountDist::Fixed { n } => *n,
             CountDist::Uniform { min, max } => rng.random_range(*min..=*max),
+            CountDist::Geometric { mean } => {
+                if *mean <= 1.0 {
+                    return 1;
+                }
+                // Inverse transform: 1 + floor(ln U / ln(1 - p)), p = 1 / mean.
+                let u: f64 = 1.0 - rng.random::<f64>();
+                let k = 1.0 + (u.ln() / (1.0 - 1.0 / mean).ln()).floor();
+                k.min(f64::from(u32::MAX)) as u32
+            }
         }
     }
 }
@@ -356,6 +376,22 @@ mod tests {
 
     fn rng() -> SimRng {
         stream(5, 0, StreamKind::Group, 0)
+    }
+
+    #[test]
+    fn geometric_counts_have_the_requested_mean_and_start_at_one() {
+        let d = CountDist::Geometric { mean: 6.55 };
+        let mut rng = stream(5, 0, StreamKind::Group, 0);
+        let n = 200_000;
+        let xs: Vec<u32> = (0..n).map(|_| d.sample(&mut rng)).collect();
+        assert!(xs.iter().all(|&k| k >= 1));
+        let mean = xs.iter().map(|&k| f64::from(k)).sum::<f64>() / n as f64;
+        // Var = (1 - p) / p^2 = 36.35, SE = 0.0135; 6 SE.
+        assert!((mean - 6.55).abs() < 6.0 * 0.0135, "{mean}");
+        // P(1) = p = 1 / 6.55; binomial SE 8.0e-4; 6 SE.
+        let ones = xs.iter().filter(|&&k| k == 1).count() as f64 / n as f64;
+        assert!((ones - 1.0 / 6.55).abs() < 6.0 * 8.0e-4, "{ones}");
+        assert!(CountDist::Geometric { mean: 0.5 }.validate().is_err());
     }
 
     #[test]
