@@ -20,7 +20,8 @@
 //!   the range [0.01, 0.5]", but its pseudocode's checks let one step cross
 //!   a bound (0.5 -> 0.51, 0.01 -> 0.009; ns-2 `red.cc` and Linux do the
 //!   same); the clamp keeps the stated range, a difference of at most one
-//!   step at the edges.
+//!   step at the edges. `bounds = "pseudocode"` keeps the literal checks
+//!   (one step may cross a bound), `"clamp"` (default) the stated range.
 //! - INFERRED: the law runs on a periodic timer and reads the average as of
 //!   the last arrival (FGS01: "every interval seconds"); ns-2 `red.cc`
 //!   instead checks on each arrival whether `interval` has passed since the
@@ -118,6 +119,9 @@ pub struct AdaptiveRedConfig {
     /// Count-based modification of the probability (default `"wait"`).
     #[serde(default)]
     pub count: RedCount,
+    /// How `top` and `bottom` bound `max_p` (default `"clamp"`).
+    #[serde(default)]
+    pub bounds: MaxPBounds,
 }
 
 impl Default for AdaptiveRedConfig {
@@ -138,8 +142,22 @@ impl Default for AdaptiveRedConfig {
             limit: None,
             mean_pkt_size: default_mean_pkt_size(),
             count: RedCount::Wait,
+            bounds: MaxPBounds::Clamp,
         }
     }
+}
+
+/// How adaptive RED's `top` and `bottom` bound `max_p`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MaxPBounds {
+    /// `max_p` stays in [bottom, top] (FGS01's stated range).
+    #[default]
+    Clamp,
+    /// FGS01's pseudocode: increase while `max_p <= top`, decrease while
+    /// `max_p >= bottom`, so one step may end past a bound (as ns-2's
+    /// `red.cc` and Linux).
+    Pseudocode,
 }
 
 /// Adaptive RED: RED plus the AIMD law on `max_p`.
@@ -153,6 +171,7 @@ pub struct AdaptiveRed {
     interval: SimDuration,
     /// The target range of the average queue, packets.
     target: (f64, f64),
+    bounds: MaxPBounds,
 }
 
 fn in_range(key: &str, x: f64, lo_open: f64, hi: f64) -> Result<(), ParamError> {
@@ -229,6 +248,7 @@ impl AdaptiveRed {
             beta: cfg.beta,
             interval: cfg.interval,
             target: (min_th + 0.4 * span, min_th + 0.6 * span),
+            bounds: cfg.bounds,
         })
     }
 
@@ -256,11 +276,15 @@ impl AdaptiveRed {
     pub fn adapt(&mut self, avg: f64) {
         let p = self.red.max_p();
         let (lo, hi) = self.target;
+        let clamp = self.bounds == MaxPBounds::Clamp;
         if avg > hi && p <= self.top {
+            let up = p + self.alpha.min(p / 4.0);
             self.red
-                .set_max_p((p + self.alpha.min(p / 4.0)).min(self.top));
+                .set_max_p(if clamp { up.min(self.top) } else { up });
         } else if avg < lo && p >= self.bottom {
-            self.red.set_max_p((p * self.beta).max(self.bottom));
+            let down = p * self.beta;
+            self.red
+                .set_max_p(if clamp { down.max(self.bottom) } else { down });
         }
     }
 }
@@ -390,6 +414,51 @@ mod tests {
         };
         let a = AdaptiveRed::new(&cfg, &ctx(1_000_000)).unwrap();
         assert_eq!(a.red().thresholds(), (20.0, 60.0));
+    }
+
+    #[test]
+    fn the_pseudocode_bounds_let_one_step_cross_top_and_bottom() {
+        // FGS01's checks: increase while max_p <= top (0.49 -> 0.50 -> 0.51,
+        // then no more), decrease while max_p >= bottom (0.0105 -> 0.00945).
+        let cfg = AdaptiveRedConfig {
+            min_th: Some(20.0),
+            max_p: 0.49,
+            bounds: MaxPBounds::Pseudocode,
+            ..AdaptiveRedConfig::default()
+        };
+        let mut a = AdaptiveRed::new(&cfg, &ctx(10_000_000)).unwrap();
+        for _ in 0..3 {
+            a.adapt(1000.0);
+        }
+        assert!((a.max_p() - 0.51).abs() < 1e-12, "{}", a.max_p());
+        let mut clamped = AdaptiveRed::new(
+            &AdaptiveRedConfig {
+                bounds: MaxPBounds::Clamp,
+                ..cfg.clone()
+            },
+            &ctx(10_000_000),
+        )
+        .unwrap();
+        for _ in 0..3 {
+            clamped.adapt(1000.0);
+        }
+        assert_eq!(clamped.max_p(), 0.5);
+        let mut low = AdaptiveRed::new(
+            &AdaptiveRedConfig {
+                max_p: 0.0105,
+                ..cfg
+            },
+            &ctx(10_000_000),
+        )
+        .unwrap();
+        for _ in 0..3 {
+            low.adapt(0.0);
+        }
+        assert!(
+            (low.max_p() - 0.0105 * 0.9).abs() < 1e-12,
+            "{}",
+            low.max_p()
+        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub mod threshold;
 pub mod virtual_queue;
 pub mod xcp;
 
-pub use adaptive_red::{AdaptiveRed, AdaptiveRedConfig};
+pub use adaptive_red::{AdaptiveRed, AdaptiveRedConfig, MaxPBounds};
 pub use avq::{Avq, AvqConfig};
 pub use droptail::DropTail;
 pub use emkc::{Emkc, EmkcConfig, PathPrice};
