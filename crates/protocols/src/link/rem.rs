@@ -205,6 +205,11 @@ pub struct Rem {
     /// The price of the last decision or interval end, for the probe.
     last_price: f64,
     probe_name: &'static str,
+    /// The 1-bit marking probability of the last price it was computed for,
+    /// `(price, probability)`: PC1 and PC3 move the price once per
+    /// interval and PC2's takes one value per backlog, so the per-packet
+    /// path mostly skips the exponential.
+    ecn_prob: (f64, f64),
 }
 
 /// True with probability `p` (no draw when `p` is 0 or at least 1).
@@ -272,6 +277,7 @@ impl Rem {
             at,
             last_price: 0.0,
             probe_name,
+            ecn_prob: (0.0, 0.0),
         }
     }
 
@@ -314,7 +320,10 @@ impl Rem {
         self.last_price = price;
         match self.signal {
             Signal::Ecn { ln_phi } | Signal::Drop { ln_phi } => {
-                draw(exp_mark_prob(ln_phi, price), rng).then_some(Reason::Early)
+                if price != self.ecn_prob.0 {
+                    self.ecn_prob = (price, exp_mark_prob(ln_phi, price));
+                }
+                draw(self.ecn_prob.1, rng).then_some(Reason::Early)
             }
             Signal::Code { ln_phis, bits } => {
                 if let (PacketKind::Data, CcHeader::Price(h)) = (pkt.kind, &mut pkt.cc) {
