@@ -24,9 +24,30 @@ pub struct Verdict {
     pub text: Option<(String, String)>,
 }
 
+/// The metrics of the scenarios expectations compare with
+/// (`ratio_to_scenario`), by the name the expectation gives.
+pub type Compared<'a> = [(String, Metrics<'a>)];
+
 /// The per-replication values an expectation is judged on (looked up by
 /// index in `m`).
-fn samples(e: &Expect, m: &Metrics<'_>, reference: &References<'_>) -> Vec<f64> {
+fn samples(
+    e: &Expect,
+    m: &Metrics<'_>,
+    reference: &References<'_>,
+    compared: &Compared<'_>,
+) -> Vec<f64> {
+    if let Some(name) = &e.ratio_to_scenario {
+        let Some((_, o)) = compared.iter().find(|(n, _)| n == name) else {
+            return Vec::new();
+        };
+        return (0..m.replications().min(o.replications()))
+            .filter_map(|rep| {
+                let x = m.find_value(rep, &e.scope, &e.subject, &e.metric)?;
+                let y = o.find_value(rep, &e.scope, &e.subject, &e.metric)?;
+                Some(x / y).filter(|r| r.is_finite())
+            })
+            .collect();
+    }
     // `relative_to`: the subject group's reference rate, the same in every
     // replication (none: no samples, and the verdict says why).
     let per_flow = match e.relative_to {
@@ -67,12 +88,17 @@ fn samples(e: &Expect, m: &Metrics<'_>, reference: &References<'_>) -> Vec<f64> 
 pub type References<'a> = dyn Fn(Reference, &str) -> Option<f64> + 'a;
 
 /// Evaluate every expectation against the per-replication metrics of `m`;
-/// `reference` answers `relative_to`.
-pub fn evaluate(expects: &[Expect], m: &Metrics<'_>, reference: &References<'_>) -> Vec<Verdict> {
+/// `reference` answers `relative_to`, `compared` `ratio_to_scenario`.
+pub fn evaluate(
+    expects: &[Expect],
+    m: &Metrics<'_>,
+    reference: &References<'_>,
+    compared: &Compared<'_>,
+) -> Vec<Verdict> {
     expects
         .iter()
         .map(|e| {
-            let xs = samples(e, m, reference);
+            let xs = samples(e, m, reference, compared);
             let s = Summary::with_level(&xs, e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL));
             let got = (s.n > 0).then_some((s.mean, s.half_width, s.n));
             let (pass, rule) = match got {
@@ -81,6 +107,16 @@ pub fn evaluate(expects: &[Expect], m: &Metrics<'_>, reference: &References<'_>)
                     format!(
                         "no `{}` samples of {} `{}` in the window",
                         e.metric, e.scope, e.subject
+                    ),
+                ),
+                None if e.ratio_to_scenario.is_some() => (
+                    false,
+                    format!(
+                        "no metric `{}` for {} `{}` in both this run and `{}`",
+                        e.metric,
+                        e.scope,
+                        e.subject,
+                        e.ratio_to_scenario.as_deref().unwrap_or_default()
                     ),
                 ),
                 None if e.relative_to.is_some() => (
@@ -193,6 +229,13 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
                     let [a, b] = e.window.unwrap_or_default();
                     format!("{} {} {} [{a}, {b}]", e.scope, e.subject, e.metric)
                 }
+                _ if e.ratio_to_scenario.is_some() => format!(
+                    "{} {} {} / {}",
+                    e.scope,
+                    e.subject,
+                    e.metric,
+                    e.ratio_to_scenario.as_deref().unwrap_or_default()
+                ),
                 (_, Some(r)) => format!(
                     "{} {} {} / {}",
                     e.scope,
@@ -318,6 +361,7 @@ mod tests {
             subject: "a".into(),
             metric: "goodput_bps".into(),
             ratio_to: None,
+            ratio_to_scenario: None,
             relative_to: None,
             window: None,
             level: None,
@@ -413,6 +457,7 @@ mod tests {
             links: Vec::new(),
             series: Vec::new(),
             objects: Vec::new(),
+            pages: Vec::new(),
             overload: None,
             closed_flows: 0,
         }
@@ -437,7 +482,7 @@ mod tests {
         let mut e = exp(ExpectOp::Approx, 3.0, Some(0.01), None);
         e.ratio_to = Some("b".into());
         e.level = Some(0.90);
-        let v = &evaluate(&[e], &Metrics::new(&runs), &|_, _| None)[0];
+        let v = &evaluate(&[e], &Metrics::new(&runs), &|_, _| None, &[])[0];
         let (mean, half, n) = v.got.unwrap();
         assert_eq!((mean, n), (3.0, 3));
         // sd = 1, t_{0.95, 2} = 2.919986 (Student-t table), half = t * 1 / sqrt(3).
@@ -450,7 +495,7 @@ mod tests {
         let runs = set(vec![run(2, 1)]);
         let mut e = exp(ExpectOp::Approx, 2.0, Some(0.01), None);
         e.ratio_to = Some("nobody".into());
-        let v = &evaluate(&[e], &Metrics::new(&runs), &|_, _| None)[0];
+        let v = &evaluate(&[e], &Metrics::new(&runs), &|_, _| None, &[])[0];
         assert!(v.got.is_none() && !v.pass);
         assert!(v.rule.contains("`nobody`"), "{}", v.rule);
     }

@@ -282,6 +282,17 @@ fn cmd_check(scenario: &Path) -> Result<ExitCode, String> {
         r.groups.len(),
         r.scenario.run.replications
     );
+    let compared = runner::compared_scenarios(&r, scenario)?;
+    if !compared.is_empty() {
+        line.push_str(&format!(
+            "; compared with {}",
+            compared
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if r.scenario.sweep.is_some() {
         let c = sweep::load_campaign(scenario, None, None)?;
         line.push_str(&format!(
@@ -348,6 +359,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         .out
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&resolved.name));
+    let compared = runner::compared_scenarios(&resolved, &a.scenario)?;
     let (set, timing) = runner::run_set(&resolved, a.threads, !a.quiet)?;
     let metrics = analysis::Metrics::new(&set);
 
@@ -367,10 +379,16 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     let mut body = analysis::report::render_report(&metrics);
     let oracles = oracle::Oracles::compute(&resolved);
     body.push_str(&oracles.sections(&resolved, &metrics));
+    let compared_sets = runner::run_compared(&compared, a.threads)?;
+    let compared_metrics: Vec<(String, analysis::Metrics)> = compared_sets
+        .iter()
+        .map(|(n, s)| (n.clone(), analysis::Metrics::new(s)))
+        .collect();
     let verdicts = expect::evaluate(
         &resolved.scenario.expect,
         &metrics,
         &oracle::lookup(&resolved, &oracles),
+        &compared_metrics,
     );
     if !verdicts.is_empty() {
         body.push_str("\nReference values\n");

@@ -123,12 +123,19 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
     let mut results = Vec::new();
     for (i, (path, resolved)) in selected.iter().enumerate() {
         let t = Instant::now();
+        let compared = runner::compared_scenarios(resolved, path)?;
         let (set, _) = runner::run_set(resolved, o.threads, false)?;
+        let compared_sets = runner::run_compared(&compared, o.threads)?;
+        let compared_metrics: Vec<(String, analysis::Metrics)> = compared_sets
+            .iter()
+            .map(|(n, s)| (n.clone(), analysis::Metrics::new(s)))
+            .collect();
         let oracles = crate::oracle::Oracles::compute(resolved);
         let verdicts = expect::evaluate(
             &resolved.scenario.expect,
             &analysis::Metrics::new(&set),
             &crate::oracle::lookup(resolved, &oracles),
+            &compared_metrics,
         );
         let passed = verdicts.iter().filter(|v| v.pass).count();
         eprintln!(

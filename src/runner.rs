@@ -189,6 +189,46 @@ pub fn run_set(
     Ok((set, timing))
 }
 
+/// The scenarios `resolved`'s expectations compare with
+/// (`[[expect]] ratio_to_scenario`), loaded: each file by its path relative
+/// to the directory of `file` (the scenario's own path), with `resolved`'s
+/// replication count; by the name the expectation gives. Errors name the
+/// expectation.
+pub fn compared_scenarios(
+    resolved: &Resolved,
+    file: &std::path::Path,
+) -> Result<Vec<(String, Resolved)>, String> {
+    let dir = file.parent().unwrap_or(std::path::Path::new("."));
+    let mut out: Vec<(String, Resolved)> = Vec::new();
+    for (i, e) in resolved.scenario.expect.iter().enumerate() {
+        let Some(name) = &e.ratio_to_scenario else {
+            continue;
+        };
+        if out.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let at = || format!("{}: expect[{i}].ratio_to_scenario", file.display());
+        let path = dir.join(name);
+        let (text, stem) = crate::read_scenario(&path).map_err(|e| format!("{}: {e}", at()))?;
+        let mut other = Resolved::parse(&text, stem)
+            .map_err(|e| format!("{}: {}: {e}", at(), path.display()))?;
+        other.scenario.run.replications = resolved.scenario.run.replications;
+        out.push((name.clone(), other));
+    }
+    Ok(out)
+}
+
+/// Run every scenario of [`compared_scenarios`].
+pub fn run_compared(
+    compared: &[(String, Resolved)],
+    threads: usize,
+) -> Result<Vec<(String, analysis::RunSet)>, String> {
+    compared
+        .iter()
+        .map(|(name, r)| Ok((name.clone(), run_set(r, threads, false)?.0)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

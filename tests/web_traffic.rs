@@ -222,3 +222,150 @@ fn a_persistent_connection_offers_the_same_load_and_keeps_its_window() {
         assert_eq!(o.bytes, 10_000);
     }
 }
+
+/// The pages of replication `o`, by session then request time.
+fn pages_by_session(o: &RunOutput) -> Vec<Vec<sim_core::PageReport>> {
+    let n = o.pages.iter().map(|p| p.session + 1).max().unwrap_or(0);
+    let mut v = vec![Vec::new(); n as usize];
+    for p in &o.pages {
+        v[p.session as usize].push(*p);
+    }
+    for s in &mut v {
+        s.sort_by_key(|p| p.requested);
+    }
+    v
+}
+
+#[test]
+fn a_closed_loop_page_waits_for_its_main_object_and_the_next_for_the_page() {
+    // Fixed sizes and times on the uncongested path (RTT 20 ms): the main
+    // object (10 segments) takes two round trips; the two in-line objects
+    // are requested 5 ms and 10 ms after it arrives and take two round
+    // trips each; the next page comes exactly 1 s after the last arrival.
+    // Open loop the same page takes 10 ms of requests plus two round trips.
+    let keys = "object_size = { dist = \"fixed\", size = \"10000B\" }\n\
+                objects = { dist = \"fixed\", n = 3 }\n\
+                inter_object = { dist = \"fixed\", duration = \"5ms\" }\n\
+                inter_page = { dist = \"fixed\", duration = \"1s\" }\n";
+    let rtt = 0.020;
+    for (timing, page_time) in [
+        ("closed_loop", 4.0 * rtt + 0.010),
+        ("open_loop", 2.0 * rtt + 0.010),
+    ] {
+        let src = web_scenario(4, &format!("{keys}page_timing = \"{timing}\""), 1, 30.0);
+        let out = run(&src);
+        let sessions = pages_by_session(&out[0]);
+        assert_eq!(sessions.len(), 4, "{timing}");
+        for pages in &sessions {
+            assert!(pages.len() >= 20, "{timing}: {} pages", pages.len());
+            for p in pages {
+                assert_eq!((p.objects, p.bytes), (3, 30_000), "{timing}");
+                let t = p.completion_secs();
+                // Plus at most the segments' transmission and queueing
+                // behind the session's own objects (1 ms).
+                assert!(
+                    t >= page_time && t <= page_time + 0.001,
+                    "{timing}: page took {t} s"
+                );
+            }
+            for w in pages.windows(2) {
+                let gap = (w[1].requested - w[0].completed).as_secs_f64();
+                let from_request = (w[1].requested - w[0].requested).as_secs_f64();
+                if timing == "closed_loop" {
+                    assert_eq!(gap, 1.0, "think time from the last arrival");
+                } else {
+                    // Open loop: 1 s after the page's last request.
+                    assert!((from_request - 1.010).abs() < 1e-9, "{from_request}");
+                }
+            }
+        }
+    }
+}
+
+/// The interactive response time law (Denning and Buzen, "The operational
+/// analysis of queueing network models", Computing Surveys 1978): N
+/// sessions that each wait a think time Z after a page arrives and then
+/// request the next complete X = N / (R + Z) pages per second, R the mean
+/// page time, whatever the network does to R. Over a 10 Mb/s bottleneck
+/// that 50 sessions overload (12 Mb/s if pages took no time), R grows until
+/// the law balances; an open-loop session (think time from the last
+/// request) would not obey it.
+#[test]
+fn closed_loop_sessions_obey_the_interactive_response_time_law() {
+    let src = r#"
+name = "web-closed"
+[run]
+duration = "125s"
+warmup = "25s"
+replications = 6
+seed = 5
+
+[[nodes]]
+name = "a"
+[[nodes]]
+name = "r"
+[[nodes]]
+name = "b"
+
+[[links]]
+from = "a"
+to = "r"
+capacity = "1Gbps"
+delay = "1ms"
+buffer = "unlimited"
+[[links]]
+from = "r"
+to = "b"
+capacity = "10Mbps"
+delay = "20ms"
+buffer = "100pkt"
+
+[[flows]]
+name = "web"
+from = "a"
+to = "b"
+packet_size = "1000B"
+[flows.traffic]
+kind = "web"
+sessions = 50
+pages = { dist = "fixed", n = 1000000 }
+objects = { dist = "fixed", n = 3 }
+object_size = { dist = "exponential", mean = "10000B" }
+inter_page = { dist = "fixed", duration = "1s" }
+page_timing = "closed_loop"
+"#;
+    let out = run(src);
+    let z = 1.0;
+    let ratios: Vec<f64> = out
+        .iter()
+        .map(|o| {
+            let from = o.end_secs - o.window_secs;
+            let done: Vec<&sim_core::PageReport> = o
+                .pages
+                .iter()
+                .filter(|p| p.completed.as_secs_f64() >= from)
+                .collect();
+            let r = done.iter().map(|p| p.completion_secs()).sum::<f64>() / done.len() as f64;
+            let x = done.len() as f64 / o.window_secs;
+            println!("X {x:.3} pages/s, R {r:.3} s");
+            assert!(r > 0.2, "the bottleneck must slow pages down: R = {r}");
+            x * (r + z) / 50.0
+        })
+        .collect();
+    check("X (R + Z) / N", 1.0, &ratios, 0.02);
+}
+
+#[test]
+fn closed_loop_needs_fresh_connections() {
+    let src = web_scenario(
+        1,
+        "connection = \"persistent\"\npage_timing = \"closed_loop\"",
+        1,
+        10.0,
+    );
+    let Err(err) = Resolved::parse(&src, "web") else {
+        panic!("a persistent closed-loop session was accepted");
+    };
+    let err = err.to_string();
+    assert!(err.contains("page_timing"), "{err}");
+}

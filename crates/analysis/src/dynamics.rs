@@ -279,6 +279,7 @@ mod tests {
                 })
                 .collect(),
             objects: Vec::new(),
+            pages: Vec::new(),
             overload: None,
             closed_flows: 0,
         }

@@ -239,6 +239,7 @@ mod tests {
             links: Vec::new(),
             series,
             objects: Vec::new(),
+            pages: Vec::new(),
             overload: None,
             closed_flows: 0,
         };

@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use sim_core::{FlowId, FlowReport, RunOutput, SeriesPoint, Subject};
+use sim_core::{FlowId, FlowReport, PageReport, RunOutput, SeriesPoint, Subject};
 
 use crate::dynamics::{group_dynamics, group_send_rate, link_series_stats, LinkSeriesStats};
 use crate::fairness::{fair_time, flow_rates};
@@ -72,7 +72,7 @@ impl Scope {
 }
 
 /// A flow group's metrics (see [`crate::summary`] for their definitions).
-pub const GROUP_METRICS: [&str; 22] = [
+pub const GROUP_METRICS: [&str; 27] = [
     "flows",
     "active_flows",
     "active_flows_mean",
@@ -95,6 +95,11 @@ pub const GROUP_METRICS: [&str; 22] = [
     "send_rate_max_bps",
     "peak_rate_bps",
     "peak_rate_s",
+    "fast_retransmits",
+    "ecn_waits",
+    "pages",
+    "page_time_s",
+    "page_throughput_bps",
 ];
 
 /// How a links-table column is typed.
@@ -626,10 +631,16 @@ fn rep_values(set: &RunSet, i: usize, run: &RunOutput, groups: usize) -> Rep {
             }
         }
     }
+    let mut pages: Vec<Vec<&PageReport>> = vec![Vec::new(); groups];
+    for p in &run.pages {
+        if let Some(v) = pages.get_mut(p.group.index()) {
+            v.push(p);
+        }
+    }
     let mut values = vec![f64::NAN; groups * k];
     for (g, flows) in members.iter().enumerate() {
         if !flows.is_empty() {
-            let row = group_values(run, flows, &points[g]);
+            let row = group_values(run, flows, &points[g], &pages[g]);
             for (slot, v) in values[g * k..(g + 1) * k].iter_mut().zip(row) {
                 *slot = v.unwrap_or(f64::NAN);
             }
@@ -674,12 +685,13 @@ fn rep_values(set: &RunSet, i: usize, run: &RunOutput, groups: usize) -> Rep {
 }
 
 /// The [`GROUP_METRICS`] of one group's `flows` in `run` (`points`: their
-/// samples, in series order).
+/// samples, in series order; `pages`: the web pages its sessions completed).
 fn group_values(
     run: &RunOutput,
     flows: &[&FlowReport],
     points: &[&SeriesPoint],
-) -> [Option<f64>; 22] {
+    pages: &[&PageReport],
+) -> [Option<f64>; 27] {
     let goodputs: Vec<f64> = flows.iter().filter_map(|f| f.goodput_bps()).collect();
     let thr: Vec<f64> = flows.iter().filter_map(|f| f.throughput_bps()).collect();
     let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
@@ -691,6 +703,13 @@ fn group_values(
     let rx = total(|f| f.counters.rx_pkts);
     let (settle, overshoot) = group_dynamics(points, flows, mean(&thr));
     let send = group_send_rate(points, run);
+    let page_time = mean(
+        &pages
+            .iter()
+            .map(|p| p.completion_secs())
+            .collect::<Vec<_>>(),
+    );
+    let page_bytes = mean(&pages.iter().map(|p| p.bytes as f64).collect::<Vec<_>>());
     [
         Some(flows.len() as f64),
         Some(goodputs.len() as f64),
@@ -714,6 +733,13 @@ fn group_values(
         send.max,
         send.peak,
         send.peak_at,
+        Some(total(|f| f.counters.fast_retransmits) as f64),
+        Some(total(|f| f.counters.ecn_waits) as f64),
+        (!pages.is_empty()).then_some(pages.len() as f64),
+        page_time,
+        page_time
+            .zip(page_bytes)
+            .and_then(|(t, b)| (t > 0.0).then(|| b * 8.0 / t)),
     ]
 }
 

@@ -162,7 +162,8 @@ fn compact(x: f64) -> String {
 }
 
 /// Per group: flows, goodput and throughput per flow and in total, retransmissions,
-/// timeouts, completion time.
+/// timeouts, completion time and, for web pages, their count, mean time and
+/// throughput.
 fn group_table(groups: &[Shown]) -> TextTable {
     let mut t = TextTable::new(&[
         "group",
@@ -177,6 +178,12 @@ fn group_table(groups: &[Shown]) -> TextTable {
     if with_fct {
         t.head.push("FCT (ms)".into());
     }
+    let with_pages = groups.iter().any(|g| g.get("page_time_s").is_some());
+    if with_pages {
+        t.head.push("pages".into());
+        t.head.push("page time (ms)".into());
+        t.head.push("page throughput (kB/s)".into());
+    }
     for g in groups {
         let mut row = vec![
             g.name.to_string(),
@@ -189,6 +196,11 @@ fn group_table(groups: &[Shown]) -> TextTable {
         ];
         if with_fct {
             row.push(g.figure("fct_s", 1e3, 1));
+        }
+        if with_pages {
+            row.push(g.figure("pages", 1.0, 1));
+            row.push(g.figure("page_time_s", 1e3, 1));
+            row.push(g.figure("page_throughput_bps", 1.0 / 8000.0, 2));
         }
         t.rows.push(row);
     }

@@ -21,7 +21,16 @@
 //!   members sampled at each instant, each member's rate averaged over the
 //!   sample interval where its sender tracks it, [`crate::dynamics::SendRate`];
 //!   the spread of the point samples, the smallest and largest
-//!   rate any member was sampled at in the window, and the peak over the run);
+//!   rate any member was sampled at in the window, and the peak over the run),
+//!   `fast_retransmits` (loss recoveries entered on duplicate ACKs or SACK,
+//!   in the window, summed over the group's flows), `ecn_waits` (RFC 3168's
+//!   waits of one RTO after an ECN-Echo at a one-segment window,
+//!   `tcp.ecn_rto_wait`; in the window) and, for web traffic with
+//!   fresh connections, `pages` (pages completed, whole run), `page_time_s`
+//!   (their mean time from the first request to the last object's last
+//!   acknowledgement) and `page_throughput_bps` (8 x their mean size /
+//!   `page_time_s`: Zimmermann (2005)'s "mean throughput", the inverse of
+//!   the mean time to transfer an average page);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
 //!   (`utilisation`, `backlog_p99_pkts`, `backlog_lt2_frac`, `drop_early_pkts`,
 //!   `jain`, ...) and, with
@@ -293,6 +302,24 @@ pub(crate) mod tests {
         // Two flows active for the whole 10-s window: 2 on average.
         assert_eq!(row(&rows, "group", "a", "active_flows_mean").mean, 2.0);
         assert_eq!(row(&rows, "group", "b", "active_flows_mean").mean, 0.0);
+    }
+
+    #[test]
+    fn web_pages_give_their_count_time_and_throughput() {
+        let rows = summary_of(&sample());
+        // One page per replication in group b: 8000 B in 2 s, 16 000 B in 4 s.
+        assert_eq!(row(&rows, "group", "b", "pages").mean, 1.0);
+        assert_eq!(row(&rows, "group", "b", "page_time_s").mean, 3.0);
+        assert_eq!(
+            row(&rows, "group", "b", "page_throughput_bps").mean,
+            32_000.0
+        );
+        assert!(rows
+            .iter()
+            .all(|r| !(r.subject == "a" && r.metric.starts_with("page"))));
+        // Each flow of the sample counts two fast retransmits and one ECN wait.
+        assert_eq!(row(&rows, "group", "a", "fast_retransmits").mean, 4.0);
+        assert_eq!(row(&rows, "group", "a", "ecn_waits").mean, 2.0);
     }
 
     #[test]

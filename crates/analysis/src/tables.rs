@@ -324,23 +324,25 @@ struct FlowCols<'a> {
     active: Vec<f64>,
     goodput: Vec<Option<f64>>,
     throughput: Vec<Option<f64>>,
-    counts: [Vec<u64>; 7],
+    counts: [Vec<u64>; 9],
     fct: Vec<Option<f64>>,
 }
 
-const FLOW_COUNTS: [&str; 7] = [
+const FLOW_COUNTS: [&str; 9] = [
     "sent_pkts",
     "retx_pkts",
     "rx_bytes",
     "goodput_bytes",
     "timeouts",
     "reductions",
+    "fast_retransmits",
+    "ecn_waits",
     "ce_pkts",
 ];
 
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
-/// reductions, ce_pkts, fct_s, in batches. Rates are null for a flow inactive
+/// reductions, fast_retransmits, ecn_waits, ce_pkts, fct_s, in batches. Rates are null for a flow inactive
 /// in the window; `finish_s` and `fct_s` are null for a flow that did not
 /// complete.
 pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
@@ -366,6 +368,8 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                 n.goodput_bytes,
                 n.timeouts,
                 n.reductions,
+                n.fast_retransmits,
+                n.ecn_waits,
                 n.ce_pkts,
             ]) {
                 v.push(x);
@@ -396,6 +400,66 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
         },
         sink,
     )
+}
+
+/// The columns of a batch of the `pages` table.
+#[derive(Default)]
+struct PageCols<'a> {
+    rep: Vec<u32>,
+    group: Vec<&'a str>,
+    session: Vec<u32>,
+    requested: Vec<f64>,
+    completed: Vec<f64>,
+    objects: Vec<u32>,
+    bytes: Vec<u64>,
+    completion: Vec<f64>,
+}
+
+/// The `pages` table in batches: one row per web page a session completed
+/// (web traffic with fresh connections), over the whole run: replication,
+/// group, session, `requested_s` (its first object's request),
+/// `completed_s` (its last object's last acknowledgement), `objects`,
+/// `bytes`, `completion_s`.
+pub fn pages_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let labels = Labels::new(m);
+    let mut cols = PageCols::default();
+    batched(
+        per_run(m.set(), |r| &r.pages),
+        &mut cols,
+        |c, (r, p)| {
+            c.rep.push(r.replication);
+            c.group.push(labels.group(p.group));
+            c.session.push(p.session);
+            c.requested.push(p.requested.as_secs_f64());
+            c.completed.push(p.completed.as_secs_f64());
+            c.objects.push(p.objects);
+            c.bytes.push(p.bytes);
+            c.completion.push(p.completion_secs());
+        },
+        |c| {
+            let c = std::mem::take(c);
+            let height = c.rep.len();
+            DataFrame::new(
+                height,
+                vec![
+                    col("replication", c.rep),
+                    col("group", c.group),
+                    col("session", c.session),
+                    col("requested_s", c.requested),
+                    col("completed_s", c.completed),
+                    col("objects", c.objects),
+                    col("bytes", c.bytes),
+                    col("completion_s", c.completion),
+                ],
+            )
+        },
+        sink,
+    )
+}
+
+/// The whole `pages` table ([`pages_batches`] stacked).
+pub fn pages_table(m: &Metrics<'_>) -> PolarsResult<DataFrame> {
+    whole(|s| pages_batches(m, s))
 }
 
 /// The columns of a batch of the `objects` table.

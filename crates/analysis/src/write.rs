@@ -18,7 +18,7 @@ use crate::error::AnalysisError;
 use crate::metrics::Metrics;
 use crate::summary::summary_batches;
 use crate::tables::{
-    flows_batches, links_batches, objects_batches, runs_table, series_batches, Sink,
+    flows_batches, links_batches, objects_batches, pages_batches, runs_table, series_batches, Sink,
 };
 
 /// Table file format.
@@ -41,9 +41,9 @@ impl Format {
     }
 }
 
-/// Write `runs`, `flows`, `links`, `summary`, `objects` and `series` as
-/// `<name>.<ext>` in `dir` (which must exist), each in batches as it is built
-/// ([`write_table`]). `objects` and `series` are skipped when the runs have
+/// Write `runs`, `flows`, `links`, `summary`, `objects`, `pages` and `series`
+/// as `<name>.<ext>` in `dir` (which must exist), each in batches as it is
+/// built ([`write_table`]). `objects`, `pages` and `series` are skipped when the runs have
 /// none, and such a file of the same format left by an earlier run in `dir`
 /// is then removed, so the directory never pairs new tables with old ones. Returns the files written.
 pub fn write_tables(
@@ -68,6 +68,12 @@ pub fn write_tables(
     } else {
         write_table(&path("objects"), format, |s| objects_batches(m, s))?;
         written.push(path("objects"));
+    }
+    if set.runs.iter().all(|r| r.pages.is_empty()) {
+        remove_if_exists(&path("pages"))?;
+    } else {
+        write_table(&path("pages"), format, |s| pages_batches(m, s))?;
+        written.push(path("pages"));
     }
     if set.runs.iter().all(|r| r.series.is_empty()) {
         remove_if_exists(&path("series"))?;
@@ -258,9 +264,11 @@ mod tests {
     use crate::read::read_table;
     use crate::summary::summary_table;
     use crate::tables::tests::sample;
-    use crate::tables::{flows_table, links_table, objects_table, series_table, RunSet};
+    use crate::tables::{
+        flows_table, links_table, objects_table, pages_table, series_table, RunSet,
+    };
 
-    /// The six tables of `set`, whole, in file order.
+    /// The seven tables of `set`, whole, in file order.
     fn tables(set: &RunSet) -> Vec<(&'static str, DataFrame)> {
         let m = Metrics::new(set);
         vec![
@@ -269,6 +277,7 @@ mod tests {
             ("links", links_table(&m).unwrap()),
             ("summary", summary_table(&m).unwrap()),
             ("objects", objects_table(&m).unwrap()),
+            ("pages", pages_table(&m).unwrap()),
             ("series", series_table(&m).unwrap()),
         ]
     }
@@ -286,7 +295,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let set = sample();
         let files = write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
-        assert_eq!(files.len(), 6);
+        assert_eq!(files.len(), 7);
         for (name, df) in tables(&set) {
             let back = read_table(&dir.path().join(format!("{name}.csv"))).unwrap();
             assert_eq!(back.height(), df.height(), "{name}");
@@ -311,20 +320,23 @@ mod tests {
     }
 
     #[test]
-    fn empty_series_and_objects_are_not_written_and_stale_ones_are_removed() {
+    fn empty_series_objects_and_pages_are_not_written_and_stale_ones_are_removed() {
         let dir = tempfile::tempdir().unwrap();
         let mut set = sample();
         write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
         assert!(dir.path().join("series.csv").is_file());
         assert!(dir.path().join("objects.csv").is_file());
+        assert!(dir.path().join("pages.csv").is_file());
         for r in &mut set.runs {
             r.series.clear();
             r.objects.clear();
+            r.pages.clear();
         }
         let files = write_tables(dir.path(), &Metrics::new(&set), Format::Csv).unwrap();
         assert_eq!(files.len(), 4);
         assert!(!dir.path().join("series.csv").exists());
         assert!(!dir.path().join("objects.csv").exists());
+        assert!(!dir.path().join("pages.csv").exists());
     }
 
     #[test]

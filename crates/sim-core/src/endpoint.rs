@@ -42,6 +42,12 @@ pub struct FlowCounters {
     pub timeouts: u64,
     /// Congestion-window reductions (loss or ECN).
     pub reductions: u64,
+    /// Fast retransmits: loss recoveries entered on duplicate ACKs or SACK
+    /// (each also counts as a reduction; timeouts do not count here).
+    pub fast_retransmits: u64,
+    /// Waits of one RTO for an ECN-Echo at a one-segment window (RFC 3168
+    /// section 6.1.2, `tcp.ecn_rto_wait`).
+    pub ecn_waits: u64,
     /// Data packets that reached the receiver carrying a CE mark.
     pub ce_pkts: u64,
 }
@@ -59,6 +65,8 @@ impl FlowCounters {
             goodput_bytes: self.goodput_bytes - e.goodput_bytes,
             timeouts: self.timeouts - e.timeouts,
             reductions: self.reductions - e.reductions,
+            fast_retransmits: self.fast_retransmits - e.fast_retransmits,
+            ecn_waits: self.ecn_waits - e.ecn_waits,
             ce_pkts: self.ce_pkts - e.ce_pkts,
         }
     }

@@ -64,7 +64,8 @@ pub use packet::{
     PriceHeader, RateHeader, SackBlocks, WindowHeader,
 };
 pub use report::{
-    FlowReport, LinkReport, ObjectReport, Overload, RunOutput, SeriesPoint, SeriesSelect, Subject,
+    FlowReport, LinkReport, ObjectReport, Overload, PageReport, RunOutput, SeriesPoint,
+    SeriesSelect, Subject,
 };
 pub use rng::{stream, LazyRng, SimRng, StreamKind};
 pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator, MAX_PACKETS_HELD};

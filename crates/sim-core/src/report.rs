@@ -281,6 +281,31 @@ impl ObjectReport {
     }
 }
 
+/// One web page a closed- or open-loop web session completed: from the
+/// request of its first object to the acknowledgement of its last.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct PageReport {
+    /// The group whose session requested it.
+    pub group: GroupId,
+    /// The session (0-based, within the group).
+    pub session: u32,
+    /// When its first object was requested.
+    pub requested: SimTime,
+    /// When its last object's last byte was acknowledged.
+    pub completed: SimTime,
+    /// Its objects.
+    pub objects: u32,
+    /// Its size (the sum of its objects), bytes.
+    pub bytes: u64,
+}
+
+impl PageReport {
+    /// Page time: from the first request to the last acknowledgement, seconds.
+    pub fn completion_secs(&self) -> f64 {
+        (self.completed - self.requested).as_secs_f64()
+    }
+}
+
 /// Everything one replication produced.
 #[derive(Clone, Debug)]
 pub struct RunOutput {
@@ -303,6 +328,10 @@ pub struct RunOutput {
     /// The application objects flows completed (persistent web connections),
     /// in completion order, over the whole run.
     pub objects: Vec<ObjectReport>,
+    /// The web pages sessions completed (groups whose flow factory reports
+    /// pages: web traffic with fresh connections), by group then completion
+    /// time, over the whole run.
+    pub pages: Vec<PageReport>,
     /// Set if the run stopped early because the network held too many
     /// packets; the reports are then empty.
     pub overload: Option<Overload>,

@@ -78,11 +78,34 @@ pub struct FlowSpec {
 }
 
 /// A flow group whose flows arrive over time (e.g. a Poisson arrival process).
+///
+/// The engine keeps one arrival pending per group: it asks
+/// [`FlowFactory::next_arrival`] at the start and after each arrival. A
+/// factory whose arrivals depend on its flows' completions (a closed-loop
+/// web session requests its next page a think time after the last object
+/// arrived) says so with [`FlowFactory::wants_completions`]: it is then told
+/// of each of its flows' end ([`FlowFactory::flow_finished`]) and asked
+/// again, so `next_arrival` returning `None` means only "none known now".
 pub trait FlowFactory: Send {
-    /// Time of the first or next arrival after `now`, or `None` when no more arrive.
+    /// Time of the first or next arrival after `now`, or `None` when none is
+    /// known (no more ever, unless the factory wants completions).
     fn next_arrival(&mut self, now: SimTime, rng: &mut SimRng) -> Option<SimTime>;
-    /// Build the flow that arrives at `now`.
-    fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec;
+    /// Build the flow that arrives at `now`; the engine gives it the id `flow`.
+    fn make(&mut self, now: SimTime, flow: FlowId, rng: &mut SimRng) -> FlowSpec;
+    /// Whether [`FlowFactory::flow_finished`] is wanted (asked once, when the
+    /// group is added). Default: no.
+    fn wants_completions(&self) -> bool {
+        false
+    }
+    /// Flow `flow`, made by this factory, declared itself finished at `now`
+    /// (its sender saw all its data acknowledged). Called once per flow,
+    /// only if [`FlowFactory::wants_completions`].
+    fn flow_finished(&mut self, _flow: FlowId, _now: SimTime, _rng: &mut SimRng) {}
+    /// The pages this factory's sessions completed, taken at the end of the
+    /// run (web traffic). Default: none.
+    fn take_pages(&mut self) -> Vec<crate::report::PageReport> {
+        Vec::new()
+    }
 }
 
 /// A link's run-time state: the fields a packet's visit touches, packed into
@@ -207,6 +230,8 @@ struct FlowState {
     in_flight: u32,
     /// Its endpoints were freed ([`Simulator::try_close`]).
     closed: bool,
+    /// Its end was handled ([`Simulator::on_flow_finished`]).
+    notified: bool,
 }
 
 struct EndpointSlot {
@@ -223,6 +248,12 @@ struct EndpointSlot {
 struct GroupState {
     factory: Box<dyn FlowFactory>,
     rng: SimRng,
+    /// The time of the group's pending `GroupArrival` event, if any; an
+    /// event at another time is stale (an earlier arrival, known after a
+    /// completion, superseded it) and ignored.
+    pending: Option<SimTime>,
+    /// [`FlowFactory::wants_completions`].
+    completions: bool,
 }
 
 /// The simulator for one replication of one scenario.
@@ -446,6 +477,7 @@ impl Simulator {
         }
         self.outbox = out;
         if self.flows[fid.index()].finished.is_some() {
+            self.on_flow_finished(now, fid);
             self.try_close(now, fid);
         }
     }
@@ -702,10 +734,44 @@ impl Simulator {
         let mut gs = self.groups[g.index()]
             .take()
             .expect("arrival for unknown group");
-        let spec = gs.factory.make(now, &mut gs.rng);
-        self.add_flow(spec);
+        if gs.pending == Some(now) {
+            let id = FlowId::from_index(self.flows.len());
+            let spec = gs.factory.make(now, id, &mut gs.rng);
+            self.add_flow(spec);
+            gs.pending = None;
+            self.schedule_group_arrival(now, g, &mut gs);
+        }
+        self.groups[g.index()] = Some(gs);
+    }
+
+    /// Ask group `g`'s factory for its next arrival and schedule it, unless
+    /// one as early is pending already.
+    fn schedule_group_arrival(&mut self, now: SimTime, g: GroupId, gs: &mut GroupState) {
         if let Some(t) = gs.factory.next_arrival(now, &mut gs.rng) {
-            self.queue.schedule(t.max(now), Event::GroupArrival(g));
+            let t = t.max(now);
+            if gs.pending.is_none_or(|p| t < p) {
+                gs.pending = Some(t);
+                self.queue.schedule(t, Event::GroupArrival(g));
+            }
+        }
+    }
+
+    /// Flow `f` just declared itself finished: tell its group's factory if
+    /// it wants to know, and take its next arrival.
+    #[cold]
+    fn on_flow_finished(&mut self, now: SimTime, f: FlowId) {
+        let flow = &mut self.flows[f.index()];
+        if flow.notified {
+            return;
+        }
+        flow.notified = true;
+        let g = flow.group;
+        let Some(mut gs) = self.groups.get_mut(g.index()).and_then(Option::take) else {
+            return;
+        };
+        if gs.completions {
+            gs.factory.flow_finished(f, now, &mut gs.rng);
+            self.schedule_group_arrival(now, g, &mut gs);
         }
         self.groups[g.index()] = Some(gs);
     }

@@ -205,10 +205,26 @@ impl Resolved {
                     }
                     Some(_) => {}
                 }
-                if e.ratio_to.is_some() || e.relative_to.is_some() {
+                if e.ratio_to.is_some() || e.relative_to.is_some() || e.ratio_to_scenario.is_some()
+                {
                     return Err(err(
                         format!("{at}.window"),
-                        "a windowed series mean takes no ratio_to or relative_to",
+                        "a windowed series mean takes no ratio_to, relative_to or \
+                         ratio_to_scenario",
+                    ));
+                }
+            }
+            if let Some(f) = &e.ratio_to_scenario {
+                if e.ratio_to.is_some() || e.relative_to.is_some() {
+                    return Err(err(
+                        format!("{at}.ratio_to_scenario"),
+                        "use one of ratio_to, relative_to and ratio_to_scenario",
+                    ));
+                }
+                if f.trim().is_empty() {
+                    return Err(err(
+                        format!("{at}.ratio_to_scenario"),
+                        "must name a scenario file (a path relative to this file)",
                     ));
                 }
             }
@@ -382,6 +398,8 @@ impl Resolved {
                     stop,
                     schedule: None,
                     sessions: None,
+                    carrying: Default::default(),
+                    pages: Vec::new(),
                 };
                 sim.add_group(gid, Box::new(factory));
                 continue;

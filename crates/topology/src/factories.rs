@@ -1,13 +1,17 @@
 //! The flow factories of groups whose flows arrive during the run: a
 //! Poisson arrival process and web sessions.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use protocols::traffic::{
-    Connection, DurationDist, SessionApp, SessionStarts, SizeDist, WebConfig, WebSchedule,
+    Connection, DurationDist, SessionApp, SessionStarts, SizeDist, WebConfig, WebObject,
+    WebSchedule,
 };
 use rand::Rng;
-use sim_core::{FlowFactory, FlowSpec, GroupId, RouteId, SimDuration, SimRng, SimTime};
+use sim_core::{
+    FlowFactory, FlowId, FlowSpec, GroupId, PageReport, RouteId, SimDuration, SimRng, SimTime,
+};
 
 use crate::build::make_endpoints;
 use crate::scenario::FlowGroupConfig;
@@ -29,6 +33,10 @@ pub(crate) struct WebFactory {
     pub(crate) schedule: Option<WebSchedule>,
     /// Persistent connections: the session starts, drawn at the first call.
     pub(crate) sessions: Option<SessionStarts>,
+    /// Fresh connections: the object each unfinished flow carries.
+    pub(crate) carrying: HashMap<FlowId, WebObject>,
+    /// Fresh connections: the pages completed so far.
+    pub(crate) pages: Vec<PageReport>,
 }
 
 impl FlowFactory for WebFactory {
@@ -54,11 +62,12 @@ impl FlowFactory for WebFactory {
     /// request, then the packet size and the extra delay (each only for a
     /// range); a persistent session draws its pages and objects from its
     /// sender's own stream as it runs.
-    fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec {
+    fn make(&mut self, now: SimTime, flow: FlowId, rng: &mut SimRng) -> FlowSpec {
         const DRAWN: &str = "next_arrival drew the sessions";
         let (session, size) = match self.web.connection {
             Connection::Fresh => {
                 let (_, obj) = self.schedule.as_mut().expect(DRAWN).pop(rng).expect(DRAWN);
+                self.carrying.insert(flow, obj);
                 (obj.session, Some(obj.size))
             }
             Connection::Persistent => {
@@ -87,6 +96,33 @@ impl FlowFactory for WebFactory {
             stop: self.stop.filter(|_| size.is_none()),
             host_delay,
         }
+    }
+
+    /// Fresh connections: each object's arrival completes pages and, closed
+    /// loop, times the session's next requests.
+    fn wants_completions(&self) -> bool {
+        self.web.connection == Connection::Fresh
+    }
+
+    fn flow_finished(&mut self, flow: FlowId, now: SimTime, rng: &mut SimRng) {
+        let (Some(obj), Some(schedule)) = (self.carrying.remove(&flow), self.schedule.as_mut())
+        else {
+            return;
+        };
+        if let Some(p) = schedule.object_done(obj, now, rng) {
+            self.pages.push(PageReport {
+                group: self.group,
+                session: p.session,
+                requested: p.requested,
+                completed: now,
+                objects: p.objects,
+                bytes: p.bytes,
+            });
+        }
+    }
+
+    fn take_pages(&mut self) -> Vec<PageReport> {
+        std::mem::take(&mut self.pages)
     }
 }
 
@@ -131,7 +167,7 @@ impl FlowFactory for ArrivalFactory {
 
     /// Draws, in order: the size (finite flows), the lifetime (timed flows),
     /// then the packet size and the extra delay (each only for a range).
-    fn make(&mut self, now: SimTime, rng: &mut SimRng) -> FlowSpec {
+    fn make(&mut self, now: SimTime, _flow: FlowId, rng: &mut SimRng) -> FlowSpec {
         let size = self.size.as_ref().map(|d| d.sample(rng));
         let stop = self
             .duration

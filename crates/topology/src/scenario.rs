@@ -552,6 +552,15 @@ pub struct Expect {
     /// throughput" with its confidence interval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_to: Option<String>,
+    /// Compare the ratio of the metric to the same scope, subject and
+    /// metric in another scenario's runs: a scenario file, by its path
+    /// relative to this file's directory, run with this file's replication
+    /// count (each with its own seed); the ratio is formed replication by
+    /// replication (replication k over replication k), then summarised
+    /// (Zimmermann (2005): "REM's backlog is on average 45 % larger than
+    /// EPF's").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratio_to_scenario: Option<String>,
     /// Compare the metric divided by the subject group's per-flow reference
     /// rate (`"num_optimum"` or `"max_min_share"`, both bits/s) instead of the
     /// metric: `value = 1` asks for the optimum. Group scope, a rate metric.

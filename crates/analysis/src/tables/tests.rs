@@ -17,6 +17,8 @@ pub(crate) fn flow(id: u32, group: u32, goodput_bytes: u64, active: f64) -> Flow
         goodput_bytes,
         timeouts: 1,
         reductions: 3,
+        fast_retransmits: 2,
+        ecn_waits: 1,
         ce_pkts: 4,
     };
     FlowReport {
@@ -119,6 +121,14 @@ pub(crate) fn sample() -> RunSet {
             completed: SimTime::from_secs_f64(1.25 * scale as f64),
             bytes: 5000 * scale,
         }],
+        pages: vec![sim_core::PageReport {
+            group: GroupId(1),
+            session: 3,
+            requested: SimTime::from_secs_f64(1.0),
+            completed: SimTime::from_secs_f64(1.0 + 2.0 * scale as f64),
+            objects: 2,
+            bytes: 8000 * scale,
+        }],
         overload: None,
         closed_flows: 0,
     };
@@ -206,6 +216,20 @@ fn objects_table_has_one_row_per_object_with_its_completion_time() {
     assert_eq!(get(&df, "completed_s", 1), AnyValue::Float64(2.5));
     assert_eq!(get(&df, "bytes", 1), AnyValue::UInt64(10_000));
     assert_eq!(get(&df, "completion_s", 1), AnyValue::Float64(1.5));
+}
+
+#[test]
+fn pages_table_has_one_row_per_page_with_its_completion_time() {
+    let df = with_sample(|m| pages_table(m).unwrap());
+    assert_eq!(df.height(), 2);
+    assert_eq!(get(&df, "replication", 1), AnyValue::UInt32(1));
+    assert_eq!(get(&df, "group", 0), AnyValue::String("b"));
+    assert_eq!(get(&df, "session", 0), AnyValue::UInt32(3));
+    assert_eq!(get(&df, "requested_s", 1), AnyValue::Float64(1.0));
+    assert_eq!(get(&df, "completed_s", 1), AnyValue::Float64(5.0));
+    assert_eq!(get(&df, "objects", 1), AnyValue::UInt32(2));
+    assert_eq!(get(&df, "bytes", 1), AnyValue::UInt64(16_000));
+    assert_eq!(get(&df, "completion_s", 1), AnyValue::Float64(4.0));
 }
 
 #[test]

@@ -9,7 +9,8 @@ pub mod web;
 
 pub use udp::{PacketProcess, UdpSink, UdpSource};
 pub use web::{
-    Connection, CountDist, SessionApp, SessionStarts, WebConfig, WebObject, WebSchedule,
+    Connection, CountDist, PageDone, PageTiming, SessionApp, SessionStarts, WebConfig, WebObject,
+    WebSchedule,
 };
 
 /// A size distribution: the flow sizes of an arrival process (`traffic.size`),

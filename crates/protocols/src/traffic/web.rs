@@ -32,7 +32,7 @@
 //! size).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -121,6 +121,39 @@ pub enum Connection {
     Persistent,
 }
 
+/// How a session's requests follow one another.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PageTiming {
+    /// Requests follow requests (ns-2's `PagePool/WebTraf`): a page's objects
+    /// an inter-object time apart, the next page an inter-page time after
+    /// the page's last request, whether or not its objects have arrived.
+    #[default]
+    OpenLoop,
+    /// Requests follow arrivals (the ON/OFF model of Barford and Crovella's
+    /// SURGE, "Generating representative web workloads for network and
+    /// server performance evaluation", SIGMETRICS 1998, and of Zimmermann
+    /// (2005) Fig. 5.6.8): a page's first (main) object is requested alone;
+    /// its other (in-line) objects once the main object has arrived, the
+    /// first an inter-object time after that and the others an
+    /// inter-object time apart; the next page an inter-page (think, OFF)
+    /// time after the page's last object has arrived. Fresh connections only.
+    ClosedLoop,
+    /// Closed loop with one object at a time: as `ClosedLoop`, but every
+    /// in-line object is requested an inter-object time after the previous
+    /// object has arrived (a browser with one connection per server and no
+    /// pipelining, HTTP/1.0 style; Fig. 5.6.8 of Zimmermann (2005) draws
+    /// the in-line objects one after another). Fresh connections only.
+    Sequential,
+}
+
+impl PageTiming {
+    /// Requests wait for arrivals.
+    pub fn closed(self) -> bool {
+        self != PageTiming::OpenLoop
+    }
+}
+
 /// The web traffic model of a flow group (`traffic = { kind = "web", ... }`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -145,6 +178,9 @@ pub struct WebConfig {
     /// A connection per object (`"fresh"`, default) or per session
     /// (`"persistent"`).
     pub connection: Connection,
+    /// `"open_loop"` (default), `"closed_loop"` or `"sequential"`
+    /// ([`PageTiming`]).
+    pub page_timing: PageTiming,
 }
 
 impl Default for WebConfig {
@@ -165,6 +201,7 @@ impl Default for WebConfig {
                 shape: 1.2,
             },
             connection: Connection::Fresh,
+            page_timing: PageTiming::OpenLoop,
         }
     }
 }
@@ -188,7 +225,15 @@ impl WebConfig {
             .map_err(|e| e.prefixed("inter_object"))?;
         self.object_size
             .validate()
-            .map_err(|e| e.prefixed("object_size"))
+            .map_err(|e| e.prefixed("object_size"))?;
+        if self.page_timing.closed() && self.connection == Connection::Persistent {
+            return Err(ParamError::new(
+                "page_timing",
+                "\"closed_loop\" and \"sequential\" need connection = \"fresh\" (a \
+                 persistent connection's writes are timed open-loop)",
+            ));
+        }
+        Ok(())
     }
 
     /// Expected number of objects requested within `secs` seconds of the
@@ -212,6 +257,13 @@ struct Session {
     pages_left: u32,
     /// Objects of the current page still to request.
     objects_left: u32,
+    /// The next request starts a page.
+    new_page: bool,
+    /// Pages started so far (the current page's number is one less).
+    pages_started: u32,
+    /// Closed loop: the next request of the page waits for an arrival (the
+    /// main object's; sequential, the previous object's).
+    waiting: bool,
 }
 
 impl Session {
@@ -220,6 +272,9 @@ impl Session {
         Session {
             pages_left: cfg.pages.sample(rng) - 1,
             objects_left: cfg.objects.sample(rng),
+            new_page: true,
+            pages_started: 0,
+            waiting: false,
         }
     }
 
@@ -321,23 +376,59 @@ impl SessionStarts {
     }
 }
 
-/// The object requests of a web group, in time order: a heap of each live
-/// session's next request.
+/// The object requests of a web group (fresh connections), in time order:
+/// a heap of each session's next request, and the pages not yet complete.
+/// Open loop, the schedule runs on its own; closed loop, requests after a
+/// page's main object and after its last object wait for
+/// [`WebSchedule::object_done`].
 #[derive(Debug)]
 pub struct WebSchedule {
     cfg: WebConfig,
     sessions: Vec<Session>,
     /// `(time of the session's next object request, session)`.
     next: BinaryHeap<Reverse<(SimTime, u32)>>,
+    /// Each session's pages with objects still to request or to arrive, in
+    /// request order (open loop a slow page can overlap the next ones;
+    /// closed loop there is at most one).
+    open: Vec<VecDeque<OpenPage>>,
 }
 
-/// One object request: the session it belongs to and its size in bytes.
+/// A page still being requested or transferred.
+#[derive(Clone, Debug)]
+struct OpenPage {
+    /// Its number in the session (0-based).
+    seq: u32,
+    requested: SimTime,
+    objects: u32,
+    bytes: u64,
+    /// Objects requested and not yet arrived.
+    outstanding: u32,
+    /// All its objects have been requested.
+    all_requested: bool,
+}
+
+/// One object request: its session and page, and its size in bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct WebObject {
     /// The session (0-based).
     pub session: u32,
+    /// The page's number within the session (0-based).
+    pub page: u32,
     /// Object size, bytes (>= 1).
     pub size: u64,
+}
+
+/// A page whose objects have all arrived.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PageDone {
+    /// The session (0-based).
+    pub session: u32,
+    /// When its first object was requested.
+    pub requested: SimTime,
+    /// Its objects.
+    pub objects: u32,
+    /// Its size, bytes.
+    pub bytes: u64,
 }
 
 impl WebSchedule {
@@ -349,23 +440,115 @@ impl WebSchedule {
             cfg: cfg.clone(),
             sessions: (0..cfg.sessions).map(|_| Session::new(cfg, rng)).collect(),
             next: firsts.into_iter().map(Reverse).collect(),
+            open: vec![VecDeque::new(); cfg.sessions as usize],
         }
     }
 
-    /// Time of the next object request, if any.
+    /// Time of the next object request known now, if any.
     pub fn peek(&self) -> Option<SimTime> {
         self.next.peek().map(|Reverse((t, _))| *t)
     }
 
     /// Take the next object request (due at [`WebSchedule::peek`]): draw its
-    /// size, then schedule the session's following request.
+    /// size, then, unless it has to wait for an arrival, schedule the
+    /// session's following request.
     pub fn pop(&mut self, rng: &mut SimRng) -> Option<(SimTime, WebObject)> {
         let Reverse((at, k)) = self.next.pop()?;
-        let size = self.cfg.object_size.sample(rng);
-        if let Some(t) = self.sessions[k as usize].advance(&self.cfg, at, rng) {
+        let cfg = &self.cfg;
+        let size = cfg.object_size.sample(rng);
+        let s = &mut self.sessions[k as usize];
+        let open = &mut self.open[k as usize];
+        if s.new_page {
+            s.new_page = false;
+            open.push_back(OpenPage {
+                seq: s.pages_started,
+                requested: at,
+                objects: 0,
+                bytes: 0,
+                outstanding: 0,
+                all_requested: false,
+            });
+            s.pages_started += 1;
+        }
+        let page = open.back_mut().expect("a page was opened");
+        page.objects += 1;
+        page.bytes += size;
+        page.outstanding += 1;
+        let seq = page.seq;
+        match cfg.page_timing {
+            PageTiming::OpenLoop => {
+                let last = s.objects_left == 1;
+                let next = s.advance(cfg, at, rng);
+                if last {
+                    page.all_requested = true;
+                    s.new_page = true;
+                }
+                if let Some(t) = next {
+                    self.next.push(Reverse((t, k)));
+                }
+            }
+            PageTiming::ClosedLoop | PageTiming::Sequential => {
+                s.objects_left -= 1;
+                if s.objects_left == 0 {
+                    page.all_requested = true;
+                } else if page.objects == 1 || cfg.page_timing == PageTiming::Sequential {
+                    s.waiting = true;
+                } else {
+                    let t = at.saturating_add(cfg.inter_object.sample(rng));
+                    self.next.push(Reverse((t, k)));
+                }
+            }
+        }
+        Some((
+            at,
+            WebObject {
+                session: k,
+                page: seq,
+                size,
+            },
+        ))
+    }
+
+    /// Object `obj` (as [`WebSchedule::pop`] gave it) arrived at `now`: the
+    /// page it completes, if any. Closed loop, the session's next request
+    /// follows (the page's in-line objects after its main object; the next
+    /// page after its last object).
+    pub fn object_done(
+        &mut self,
+        obj: WebObject,
+        now: SimTime,
+        rng: &mut SimRng,
+    ) -> Option<PageDone> {
+        let cfg = &self.cfg;
+        let k = obj.session;
+        let s = &mut self.sessions[k as usize];
+        let open = &mut self.open[k as usize];
+        let i = open.iter().position(|p| p.seq == obj.page)?;
+        let page = &mut open[i];
+        page.outstanding -= 1;
+        let closed = cfg.page_timing.closed();
+        if closed && s.waiting {
+            s.waiting = false;
+            let t = now.saturating_add(cfg.inter_object.sample(rng));
             self.next.push(Reverse((t, k)));
         }
-        Some((at, WebObject { session: k, size }))
+        if !(page.all_requested && page.outstanding == 0) {
+            return None;
+        }
+        let page = open.remove(i).expect("found above");
+        if closed && s.pages_left > 0 {
+            s.pages_left -= 1;
+            s.objects_left = cfg.objects.sample(rng);
+            s.new_page = true;
+            let t = now.saturating_add(cfg.inter_page.sample(rng));
+            self.next.push(Reverse((t, k)));
+        }
+        Some(PageDone {
+            session: k,
+            requested: page.requested,
+            objects: page.objects,
+            bytes: page.bytes,
+        })
     }
 }
 

@@ -44,6 +44,14 @@ pub struct TcpConfig {
     /// ECN-capable transport (RFC 3168): data sent as ECT, the receiver echoes CE
     /// as ECE, the sender halves its window at most once per window. Default false.
     pub ecn: bool,
+    /// RFC 3168 section 6.1.2's rule for a window of one segment: an ECN-Echo
+    /// that the sender reacts to while its congestion window is at most one
+    /// segment also restarts the retransmission timer, and no new segment
+    /// leaves until one RTO has passed (counted in `ecn_waits`). As ns-2's
+    /// agents, whose window then falls below one segment and waits for the
+    /// timer. Default false (the reaction alone: a window-based controller
+    /// keeps sending at its floor).
+    pub ecn_rto_wait: bool,
     /// Receiver delays ACKs: one ACK per two in-order segments or after
     /// `delack_timeout` (RFC 5681 section 4.2). Default false (ACK every segment).
     pub delayed_ack: bool,
@@ -137,6 +145,7 @@ impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
             ecn: false,
+            ecn_rto_wait: false,
             delayed_ack: false,
             delack_timeout: SimDuration::from_millis(200),
             ack_size: Bytes::new(40),

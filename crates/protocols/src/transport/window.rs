@@ -150,6 +150,11 @@ pub struct WindowSender {
     ecn_recover: u64,
     /// Set CWR on the next new data packet.
     cwr_pending: bool,
+    /// [`TcpConfig::ecn_rto_wait`].
+    ecn_rto_wait: bool,
+    /// No new data before then (RFC 3168 section 6.1.2's wait at a
+    /// one-segment window).
+    ecn_hold: Option<SimTime>,
 
     /// SACK loss recovery ([`TcpConfig::sack`]).
     sack: bool,
@@ -232,6 +237,8 @@ impl WindowSender {
             inflation: 0,
             ecn_recover: 0,
             cwr_pending: false,
+            ecn_rto_wait: cfg.ecn_rto_wait,
+            ecn_hold: None,
             sack: cfg.sack,
             limited_transmit: cfg.limited_transmit,
             limited_bytes: 0,
@@ -365,8 +372,9 @@ impl WindowSender {
         seq - self.snd_una + self.seg_len(seq) <= wnd
     }
 
-    /// Set the endpoint's timer to the earlier of the RTO and, for a paced
-    /// sender with data to send, the next paced departure.
+    /// Set the endpoint's timer to the earliest of the RTO, the end of an
+    /// ECN wait and, for a paced sender with data to send, the next paced
+    /// departure.
     fn arm(&self, ctx: &mut EndpointCtx) {
         let pace = match &self.pacer {
             Some(p) if !self.done && self.sendable(self.cwnd().min(self.rwnd)) => {
@@ -378,7 +386,10 @@ impl WindowSender {
             Some((t, _)) if !self.done && !self.stopped => Some(t.max(ctx.now())),
             _ => None,
         };
-        let at = [self.rto_deadline, pace, write].into_iter().flatten().min();
+        let at = [self.rto_deadline, pace, write, self.ecn_hold]
+            .into_iter()
+            .flatten()
+            .min();
         ctx.set_deadline(at);
     }
 
@@ -436,6 +447,12 @@ impl WindowSender {
     /// Send whatever the window (and, for a paced sender, the pacer) allows,
     /// from `snd_nxt`.
     fn send_allowed(&mut self, ctx: &mut EndpointCtx) {
+        if let Some(until) = self.ecn_hold {
+            if ctx.now() < until {
+                return;
+            }
+            self.ecn_hold = None;
+        }
         let wnd = self.cwnd().min(self.rwnd);
         if let Some(p) = &mut self.pacer {
             p.set_rate(ctx.now(), self.cc.rate().unwrap_or(0.0));
@@ -521,6 +538,7 @@ impl WindowSender {
         self.cc
             .on_congestion(ctx.now(), Congestion::Loss { in_flight });
         ctx.counters().reductions += 1;
+        ctx.counters().fast_retransmits += 1;
         self.recover = self.snd_max;
         self.in_recovery = true;
         self.partial_seen = false;
@@ -709,10 +727,22 @@ impl Endpoint for WindowSender {
             && !self.in_recovery
             && self.snd_una > self.ecn_recover
         {
+            let at_one = self.cwnd() <= self.mss;
             self.cc
                 .on_congestion(ctx.now(), Congestion::Ecn { in_flight });
             ctx.counters().reductions += 1;
             self.reduced();
+            if self.ecn_rto_wait && at_one {
+                // RFC 3168 section 6.1.2: "reset the retransmit timer" and
+                // send a new packet "only when the retransmit timer expires".
+                ctx.counters().ecn_waits += 1;
+                self.ecn_hold = Some(ctx.now().saturating_add(self.rtt.rto()));
+                if self.snd_una < self.snd_max {
+                    self.restart_timer(ctx);
+                } else {
+                    self.arm(ctx);
+                }
+            }
         }
         if self.sack && self.in_recovery {
             self.sack_send(ctx);
@@ -728,6 +758,10 @@ impl Endpoint for WindowSender {
         }
         match self.rto_deadline {
             Some(at) if at <= ctx.now() => self.on_timeout(ctx),
+            _ if self.ecn_hold.is_some_and(|t| t <= ctx.now()) && !self.done => {
+                self.send_allowed(ctx);
+                self.arm(ctx);
+            }
             _ if (self.pacer.is_some() || self.app.is_some()) && !self.done => {
                 self.send_allowed(ctx);
                 self.arm(ctx);

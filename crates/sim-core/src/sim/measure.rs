@@ -236,6 +236,12 @@ impl Simulator {
         // endpoints, flows, routes, pending events and packets. In a network
         // of 10^5 flows they are a third of the simulator, and the reports
         // come on top of what is left.
+        let pages = self
+            .groups
+            .iter_mut()
+            .flatten()
+            .flat_map(|g| g.factory.take_pages())
+            .collect();
         drop(std::mem::take(&mut self.endpoints));
         drop(std::mem::take(&mut self.flows));
         drop(std::mem::take(&mut self.routes));
@@ -281,6 +287,7 @@ impl Simulator {
             links,
             series: self.series,
             objects: std::mem::take(&mut self.objects),
+            pages,
             overload: None,
             closed_flows,
         }
@@ -307,6 +314,7 @@ impl Simulator {
             links: Vec::new(),
             series: Vec::new(),
             objects: Vec::new(),
+            pages: Vec::new(),
             closed_flows: 0,
             overload: Some(Overload {
                 at_secs: now.as_secs_f64(),

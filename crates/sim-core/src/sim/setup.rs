@@ -166,6 +166,7 @@ impl Simulator {
             last_sample_rate_bits: None,
             in_flight: 0,
             closed: false,
+            notified: false,
         });
         let start = spec.start.max(self.queue.now());
         self.queue.schedule(start, Event::EndpointStart(receiver));
@@ -183,17 +184,20 @@ impl Simulator {
         if self.groups.len() <= i {
             self.groups.resize_with(i + 1, || None);
         }
-        let mut rng = stream(
+        let rng = stream(
             self.cfg.seed,
             self.cfg.replication,
             StreamKind::Group,
             group.0,
         );
-        let mut factory = factory;
-        if let Some(t) = factory.next_arrival(SimTime::ZERO, &mut rng) {
-            self.queue.schedule(t, Event::GroupArrival(group));
-        }
-        self.groups[i] = Some(GroupState { factory, rng });
+        let mut gs = GroupState {
+            completions: factory.wants_completions(),
+            factory,
+            rng,
+            pending: None,
+        };
+        self.schedule_group_arrival(SimTime::ZERO, group, &mut gs);
+        self.groups[i] = Some(gs);
     }
 
     /// The header family carried by the endpoints of flow `f`'s sender.

@@ -233,6 +233,47 @@ fn ece_reduces_once_per_window_and_sets_cwr_on_the_next_new_packet() {
 }
 
 #[test]
+fn ece_at_a_one_segment_window_waits_one_rto_with_ecn_rto_wait() {
+    // RFC 3168 section 6.1.2: at cwnd = 1 segment an ECE restarts the timer
+    // and the next new segment waits for it; without the option NewReno's
+    // reduction (to its two-segment floor) lets two segments out at once.
+    for wait in [true, false] {
+        let cfg = TcpConfig {
+            ecn: true,
+            ecn_rto_wait: wait,
+            min_rto: SimDuration::from_millis(200),
+            ..TcpConfig::default()
+        };
+        let mut r = Rig::new(cfg, 1, None, None);
+        assert_eq!(seqs(&r.start()), [0]);
+        r.h.now = ms(100);
+        // The first RTT sample (100 ms): RTO = 100 + 4 x 50 = 300 ms.
+        let out = r.ack_with(MSS, SimTime::ZERO, Flags::ECE);
+        assert_eq!(r.h.counters.reductions, 1);
+        if !wait {
+            assert_eq!(seqs(&out), [1000, 2000], "no wait");
+            assert_eq!(r.h.counters.ecn_waits, 0);
+            continue;
+        }
+        assert!(out.is_empty(), "held: {:?}", seqs(&out));
+        assert_eq!(r.h.counters.ecn_waits, 1);
+        assert_eq!(r.h.deadline, Some(ms(400)));
+        let out = r.fire();
+        assert_eq!(r.h.now, ms(400));
+        assert_eq!(seqs(&out), [1000, 2000]);
+        assert!(out[0].flags.contains(Flags::CWR));
+        // Not a timeout: nothing was outstanding, nothing is resent.
+        assert_eq!(r.h.counters.timeouts, 0);
+        // A window above one segment reacts without waiting.
+        r.h.now = ms(500);
+        let out = r.ack_with(2 * MSS, SimTime::ZERO, Flags::ECE);
+        assert_eq!(r.h.counters.ecn_waits, 1);
+        assert_eq!(r.h.counters.reductions, 2);
+        assert!(!out.is_empty());
+    }
+}
+
+#[test]
 fn ece_is_ignored_during_loss_recovery() {
     let cfg = TcpConfig {
         ecn: true,
