@@ -7,7 +7,8 @@
 //! the scenario's replication count, and a missing or broken one is an error
 //! naming the expectation.
 
-use assert_cmd::Command;
+#[path = "common/cli.rs"]
+mod cli;
 
 fn scenario(capacity: &str, expects: &str) -> String {
     format!(
@@ -67,17 +68,7 @@ fn run(cmd: &str, main: &str, other: Option<&str>) -> (bool, String) {
             "csv".into(),
         ]);
     }
-    let out = Command::cargo_bin("netsim")
-        .unwrap()
-        .args(&args)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    cli::netsim(&args)
 }
 
 #[test]
@@ -107,7 +98,10 @@ fn the_ratio_to_another_scenario_is_formed_per_replication() {
         &scenario("10Mbps", &expect("sub/other.toml", 2.0)),
         Some(&other),
     );
-    assert!(ok && text.contains("compared with sub/other.toml"), "{text}");
+    assert!(
+        ok && text.contains("compared with sub/other.toml"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -135,5 +129,8 @@ fn a_missing_or_broken_compared_file_names_the_expectation() {
         "ratio_to = \"s0->r1\"\nratio_to_scenario",
     );
     let (ok, text) = run("check", &scenario("10Mbps", &both), None);
-    assert!(!ok && text.contains("expect[0].ratio_to_scenario"), "{text}");
+    assert!(
+        !ok && text.contains("expect[0].ratio_to_scenario"),
+        "{text}"
+    );
 }

@@ -5,7 +5,8 @@
 //! utilisation is 0.3 before 1 s, 0.7 between 1 and 2 s, 0.3 after; each
 //! group's sampled throughput is its rate. Misuse names the key.
 
-use assert_cmd::Command;
+#[path = "common/cli.rs"]
+mod cli;
 
 fn scenario(expects: &str) -> String {
     format!(
@@ -50,19 +51,14 @@ fn run(text: &str) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("s.toml");
     std::fs::write(&f, text).unwrap();
-    let out = Command::cargo_bin("netsim")
-        .unwrap()
-        .args(["run", f.to_str().unwrap(), "--out"])
-        .arg(dir.path().join("o"))
-        .args(["--check"])
-        .output()
-        .unwrap();
-    let s = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), s)
+    let out = dir.path().join("o");
+    cli::netsim([
+        "run".as_ref(),
+        f.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--check".as_ref(),
+    ])
 }
 
 #[test]
