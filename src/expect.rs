@@ -436,6 +436,9 @@ mod tests {
     /// bytes/s and group `b`'s of `b` (bits/s: 8 times that).
     fn run(a: u64, b: u64) -> sim_core::RunOutput {
         let flow = |id: u32, group: u32, bytes: u64| sim_core::FlowReport {
+            size: None,
+            base_rtt_s: 0.0,
+            path_bps: 0.0,
             flow: sim_core::FlowId(id),
             group: sim_core::GroupId(group),
             start: sim_core::SimTime::ZERO,

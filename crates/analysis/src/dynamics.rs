@@ -244,6 +244,9 @@ mod tests {
 
     fn flow(id: u32, start: f64) -> FlowReport {
         FlowReport {
+            size: None,
+            base_rtt_s: 0.0,
+            path_bps: 0.0,
             flow: FlowId(id),
             group: GroupId(0),
             start: SimTime::from_secs_f64(start),

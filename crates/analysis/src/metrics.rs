@@ -24,7 +24,7 @@ use sim_core::{FlowId, FlowReport, PageReport, RunOutput, SeriesPoint, Subject};
 
 use crate::dynamics::{group_dynamics, group_send_rate, link_series_stats, LinkSeriesStats};
 use crate::fairness::{fair_time, flow_rates};
-use crate::stats::{jain, Summary};
+use crate::stats::{jain, quantile, Summary};
 use crate::tables::{finite, link_columns, link_jain, RunSet};
 
 /// What a metric is about.
@@ -72,7 +72,7 @@ impl Scope {
 }
 
 /// A flow group's metrics (see [`crate::summary`] for their definitions).
-pub const GROUP_METRICS: [&str; 27] = [
+pub const GROUP_METRICS: [&str; 32] = [
     "flows",
     "active_flows",
     "active_flows_mean",
@@ -100,6 +100,11 @@ pub const GROUP_METRICS: [&str; 27] = [
     "pages",
     "page_time_s",
     "page_throughput_bps",
+    "fct_p50_s",
+    "fct_p90_s",
+    "fct_p99_s",
+    "slowdown_mean",
+    "slowdown_p99",
 ];
 
 /// How a links-table column is typed.
@@ -691,7 +696,7 @@ fn group_values(
     flows: &[&FlowReport],
     points: &[&SeriesPoint],
     pages: &[&PageReport],
-) -> [Option<f64>; 27] {
+) -> [Option<f64>; 32] {
     let goodputs: Vec<f64> = flows.iter().filter_map(|f| f.goodput_bps()).collect();
     let thr: Vec<f64> = flows.iter().filter_map(|f| f.throughput_bps()).collect();
     let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
@@ -703,6 +708,7 @@ fn group_values(
     let rx = total(|f| f.counters.rx_pkts);
     let (settle, overshoot) = group_dynamics(points, flows, mean(&thr));
     let send = group_send_rate(points, run);
+    let slowdowns: Vec<f64> = flows.iter().filter_map(|f| f.slowdown()).collect();
     let page_time = mean(
         &pages
             .iter()
@@ -740,6 +746,11 @@ fn group_values(
         page_time
             .zip(page_bytes)
             .and_then(|(t, b)| (t > 0.0).then(|| b * 8.0 / t)),
+        quantile(&fcts, 0.5),
+        quantile(&fcts, 0.9),
+        quantile(&fcts, 0.99),
+        mean(&slowdowns),
+        quantile(&slowdowns, 0.99),
     ]
 }
 

@@ -132,6 +132,21 @@ pub fn t_quantile(level: f64, df: usize) -> f64 {
     t
 }
 
+/// The `q`-quantile (`q` in [0, 1]) of `xs` by linear interpolation between
+/// order statistics (Hyndman and Fan's type 7, R's and NumPy's default):
+/// position `q (n - 1)` in the sorted sample. `None` for an empty sample.
+pub fn quantile(xs: &[f64], q: f64) -> Option<f64> {
+    let mut v: Vec<f64> = xs.iter().copied().filter(|x| !x.is_nan()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let pos = q.clamp(0.0, 1.0) * (v.len() - 1) as f64;
+    let (i, frac) = (pos.floor() as usize, pos.fract());
+    let next = v[(i + 1).min(v.len() - 1)];
+    Some(v[i] + frac * (next - v[i]))
+}
+
 /// Jain's fairness index `(sum x)^2 / (n * sum x^2)`: 1 when all shares are equal,
 /// 1/n when one share takes everything (Jain, Chiu, Hawe, DEC-TR-301, 1984).
 ///
@@ -148,6 +163,18 @@ pub fn jain(xs: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn quantiles_interpolate_between_order_statistics() {
+        let xs = [4.0, 1.0, 3.0, 2.0, 5.0];
+        assert_eq!(super::quantile(&xs, 0.5), Some(3.0));
+        assert_eq!(super::quantile(&xs, 0.0), Some(1.0));
+        assert_eq!(super::quantile(&xs, 1.0), Some(5.0));
+        // Position 0.9 x 4 = 3.6: 4 + 0.6 (5 - 4); NumPy gives 4.6.
+        assert!((super::quantile(&xs, 0.9).unwrap() - 4.6).abs() < 1e-12);
+        assert_eq!(super::quantile(&[], 0.5), None);
+        assert_eq!(super::quantile(&[7.0], 0.99), Some(7.0));
+    }
+
     use super::*;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {

@@ -13,6 +13,9 @@
 //!   `retx_pkts`, `timeouts`, `reductions`, `ce_pkts` (CE-marked data packets
 //!   received; totals over the group's flows in the window), `ce_frac` (`ce_pkts`
 //!   over data packets received), `fct_s` (mean completion time of the flows that finished, whole run),
+//!   `fct_p50_s`, `fct_p90_s`, `fct_p99_s` (their quantiles, type 7),
+//!   `slowdown_mean` and `slowdown_p99` (completion time over the ideal one
+//!   alone on an idle path, `sim_core::FlowReport::slowdown`),
 //!   and, with the `flow_rate` series, `settle_s` and `overshoot` (the group's
 //!   transient after its last member joined, [`crate::dynamics`]) and, for
 //!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`,

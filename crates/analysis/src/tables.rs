@@ -326,6 +326,10 @@ struct FlowCols<'a> {
     throughput: Vec<Option<f64>>,
     counts: [Vec<u64>; 9],
     fct: Vec<Option<f64>>,
+    size: Vec<Option<u64>>,
+    base_rtt: Vec<f64>,
+    path: Vec<f64>,
+    slowdown: Vec<Option<f64>>,
 }
 
 const FLOW_COUNTS: [&str; 9] = [
@@ -342,7 +346,8 @@ const FLOW_COUNTS: [&str; 9] = [
 
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
-/// reductions, fast_retransmits, ecn_waits, ce_pkts, fct_s, in batches. Rates are null for a flow inactive
+/// reductions, fast_retransmits, ecn_waits, ce_pkts, fct_s, size_bytes,
+/// base_rtt_s, path_bps, slowdown, in batches. Rates are null for a flow inactive
 /// in the window; `finish_s` and `fct_s` are null for a flow that did not
 /// complete.
 pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
@@ -375,6 +380,10 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                 v.push(x);
             }
             c.fct.push(f.fct_secs());
+            c.size.push(f.size);
+            c.base_rtt.push(f.base_rtt_s);
+            c.path.push(f.path_bps);
+            c.slowdown.push(f.slowdown());
         },
         |c| {
             let c = std::mem::take(c);
@@ -396,6 +405,10 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                     .map(|(name, x)| col(name, x)),
             );
             v.push(col("fct_s", c.fct));
+            v.push(col("size_bytes", c.size));
+            v.push(col("base_rtt_s", c.base_rtt));
+            v.push(col("path_bps", c.path));
+            v.push(col("slowdown", c.slowdown));
             DataFrame::new(height, v)
         },
         sink,

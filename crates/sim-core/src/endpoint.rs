@@ -262,6 +262,11 @@ pub trait Endpoint: Send {
     fn probe(&self) -> Probe {
         Probe::default()
     }
+    /// The bytes a finite sender has to deliver, asked once when its flow
+    /// is added (`None`: unbounded, or written over time by an application).
+    fn flow_size(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// What stands in for the endpoints of a flow that is over for good

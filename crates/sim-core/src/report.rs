@@ -84,6 +84,14 @@ pub struct FlowReport {
     pub counters: FlowCounters,
     /// Counters over the whole run.
     pub total: FlowCounters,
+    /// The bytes a finite flow had to deliver (`None`: unbounded or written
+    /// by an application over time).
+    pub size: Option<u64>,
+    /// The round trip without queueing or transmission: the propagation
+    /// delays of its data and ACK routes plus twice its host delay, seconds.
+    pub base_rtt_s: f64,
+    /// The smallest capacity on its data route, bits/s.
+    pub path_bps: f64,
 }
 
 impl FlowReport {
@@ -99,6 +107,20 @@ impl FlowReport {
     /// Flow completion time, seconds, for a finite flow that finished.
     pub fn fct_secs(&self) -> Option<f64> {
         self.finish.map(|f| (f - self.start).as_secs_f64())
+    }
+    /// The completion time of the flow alone on an idle path: one base
+    /// round trip plus its bytes at the path's smallest capacity, seconds
+    /// (a finite flow; the usual reference of data-centre studies, which
+    /// leaves slow start's extra round trips in the slowdown).
+    pub fn ideal_fct_secs(&self) -> Option<f64> {
+        let size = self.size?;
+        (self.path_bps > 0.0).then(|| self.base_rtt_s + size as f64 * 8.0 / self.path_bps)
+    }
+    /// Slowdown: completion time over [`FlowReport::ideal_fct_secs`] (a
+    /// finite flow that finished).
+    pub fn slowdown(&self) -> Option<f64> {
+        let ideal = self.ideal_fct_secs()?;
+        (ideal > 0.0).then(|| self.fct_secs().map(|t| t / ideal))?
     }
 }
 

@@ -217,8 +217,13 @@ struct FlowState {
     sender: EndpointId,
     receiver: EndpointId,
     fwd: RouteId,
+    rev: RouteId,
     start: SimTime,
     stop: Option<SimTime>,
+    /// [`Endpoint::flow_size`] of its sender.
+    size: Option<u64>,
+    /// [`FlowSpec::host_delay`].
+    host_delay: SimDuration,
     counters: FlowCounters,
     baseline: FlowCounters,
     finished: Option<SimTime>,

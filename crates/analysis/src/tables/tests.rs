@@ -29,6 +29,9 @@ pub(crate) fn flow(id: u32, group: u32, goodput_bytes: u64, active: f64) -> Flow
         active_secs: active,
         counters,
         total: counters,
+        size: Some(goodput_bytes),
+        base_rtt_s: 0.02,
+        path_bps: 1e7,
     }
 }
 

@@ -779,6 +779,10 @@ impl Endpoint for WindowSender {
         self.cc.header_family()
     }
 
+    fn flow_size(&self) -> Option<u64> {
+        (self.end != u64::MAX && self.app.is_none()).then_some(self.end)
+    }
+
     fn probe(&self) -> Probe {
         Probe {
             window: (self.cwnd() < u64::MAX).then_some(self.cwnd() as f64),

@@ -200,6 +200,17 @@ impl Simulator {
         let warm = SimTime::ZERO + self.cfg.warmup;
         let window = (end - warm).as_secs_f64();
         let mut crossing: Vec<Vec<FlowId>> = vec![Vec::new(); self.links.len()];
+        // Each route's propagation delay and smallest capacity, once.
+        let route_props: Vec<(f64, f64)> = self
+            .routes
+            .iter()
+            .map(|r| {
+                r.iter().fold((0.0, f64::INFINITY), |(d, c), l| {
+                    let l = &self.links[l.index()];
+                    (d + l.delay.as_secs_f64(), c.min(l.capacity.bps_f64()))
+                })
+            })
+            .collect();
         let flows: Vec<FlowReport> = self
             .flows
             .iter()
@@ -220,6 +231,8 @@ impl Simulator {
                 } else {
                     0.0
                 };
+                let (fwd_delay, path_bps) = route_props[f.fwd.index()];
+                let rev_delay = route_props[f.rev.index()].0;
                 FlowReport {
                     flow: id,
                     group: f.group,
@@ -228,6 +241,9 @@ impl Simulator {
                     active_secs: active,
                     counters: f.counters.since(&f.baseline),
                     total: f.counters,
+                    size: f.size,
+                    base_rtt_s: fwd_delay + rev_delay + 2.0 * f.host_delay.as_secs_f64(),
+                    path_bps: if path_bps.is_finite() { path_bps } else { 0.0 },
                 }
             })
             .collect();

@@ -150,6 +150,7 @@ impl Simulator {
             });
             id
         };
+        let size = spec.sender.flow_size();
         let sender = new_ep(spec.sender, spec.fwd, &mut self.endpoints);
         let receiver = new_ep(spec.receiver, spec.rev, &mut self.endpoints);
         self.flows.push(FlowState {
@@ -157,8 +158,11 @@ impl Simulator {
             sender,
             receiver,
             fwd: spec.fwd,
+            rev: spec.rev,
             start: spec.start,
             stop: spec.stop,
+            size,
+            host_delay: delay,
             counters: FlowCounters::default(),
             baseline: FlowCounters::default(),
             finished: None,
