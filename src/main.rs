@@ -271,6 +271,18 @@ fn load(path: &Path) -> Result<Resolved, String> {
     Resolved::parse(&src, stem).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// The warning for a run whose replications all gave the same result.
+fn identical_warning(reps: u32) -> String {
+    format!(
+        "warning: all {reps} replications gave identical results: nothing random in this \
+         scenario affects them, so every interval is +- 0 and more replications add nothing. \
+         Randomness comes from a flow group's start_jitter, extra_delay or packet_size \
+         ranges, arrival processes (poisson_arrivals, web), a link's loss, random markers \
+         (red, adaptive_red, rem, sbrm), tcp.ack_delay, or tcp.pacing_jitter (rate-paced \
+         senders); or set run.replications = 1."
+    )
+}
+
 /// `netsim check`: the scenario, and its sweep expanded into points.
 fn cmd_check(scenario: &Path) -> Result<ExitCode, String> {
     let r = load(scenario)?;
@@ -377,6 +389,11 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     }
 
     let mut body = analysis::report::render_report(&metrics);
+    if set.identical_replications() {
+        let warning = identical_warning(reps);
+        eprintln!("{warning}");
+        body.push_str(&format!("\n{warning}\n"));
+    }
     let oracles = oracle::Oracles::compute(&resolved);
     body.push_str(&oracles.sections(&resolved, &metrics));
     let compared_sets = runner::run_compared(&compared, a.threads)?;

@@ -77,6 +77,29 @@ impl RunSet {
         self.runs.len()
     }
 
+    /// Whether two or more replications ran and every one gave the same
+    /// result as the first (events, every flow's counters, every link's
+    /// counters): the scenario draws no random number that matters, so
+    /// every interval is +- 0 and more replications add nothing.
+    pub fn identical_replications(&self) -> bool {
+        let Some((first, rest)) = self.runs.split_first() else {
+            return false;
+        };
+        let same =
+            |r: &RunOutput| {
+                r.events == first.events
+                    && r.flows.len() == first.flows.len()
+                    && r.links.len() == first.links.len()
+                    && r.flows.iter().zip(&first.flows).all(|(a, b)| {
+                        a.total == b.total && a.finish == b.finish && a.start == b.start
+                    })
+                    && r.links.iter().zip(&first.links).all(|(a, b)| {
+                        a.counters == b.counters && a.total_dropped == b.total_dropped
+                    })
+            };
+        !rest.is_empty() && rest.iter().all(same)
+    }
+
     /// The run of replication 0 (or the first run if there is none numbered 0).
     pub fn first_run(&self) -> Option<&RunOutput> {
         self.runs
