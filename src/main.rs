@@ -153,6 +153,10 @@ struct SweepArgs {
     /// No progress bar and no report.
     #[arg(long)]
     quiet: bool,
+    /// Print a progress line every SECS seconds instead of a bar (the
+    /// default, every 30 s, when standard error is not a terminal).
+    #[arg(long, value_name = "SECS")]
+    progress_every: Option<u64>,
     /// Exit non-zero when a [[sweep.expect]] curve expectation is missed.
     #[arg(long)]
     check: bool,
@@ -171,9 +175,23 @@ struct SlurmArgs {
     /// Slurm partition.
     #[arg(long)]
     partition: Option<String>,
-    /// Time limit of each task, in Slurm syntax.
-    #[arg(long, default_value = "01:00:00")]
-    time: String,
+    /// Account charged for the jobs (#SBATCH --account).
+    #[arg(long)]
+    account: Option<String>,
+    /// Quality of service (#SBATCH --qos).
+    #[arg(long)]
+    qos: Option<String>,
+    /// Memory per task, in Slurm syntax, e.g. 4G (#SBATCH --mem).
+    #[arg(long)]
+    mem: Option<String>,
+    /// An extra #SBATCH option for both scripts, e.g. --sbatch=--constraint=haswell
+    /// (repeatable).
+    #[arg(long = "sbatch", allow_hyphen_values = true)]
+    sbatch: Vec<String>,
+    /// Time limit of each task, in Slurm syntax. Default: estimated by running
+    /// the costliest point briefly (see the README).
+    #[arg(long)]
+    time: Option<String>,
     /// CPUs (worker threads) per task.
     #[arg(long, default_value_t = 1)]
     cpus: usize,
@@ -207,6 +225,7 @@ fn main() -> ExitCode {
             status: a.status,
             format: a.format.format(),
             quiet: a.quiet,
+            progress_every: a.progress_every,
             check: a.check,
         }),
         Cmd::Collect {
@@ -219,6 +238,10 @@ fn main() -> ExitCode {
             out: a.out,
             tasks: a.tasks,
             partition: a.partition,
+            account: a.account,
+            qos: a.qos,
+            mem: a.mem,
+            sbatch: a.sbatch,
             time: a.time,
             cpus: a.cpus,
             replications: a.replications,

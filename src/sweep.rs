@@ -8,12 +8,13 @@
 //! or its failure record (a panic is caught and recorded). Finished runs are
 //! skipped, so re-running the same command resumes a killed campaign.
 
+use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use analysis::campaign::collect::{collect, incomplete_message, remove_collected, write_collected};
 use analysis::campaign::{
@@ -51,6 +52,8 @@ pub struct SweepOpts {
     pub format: analysis::Format,
     /// No progress bar and no report.
     pub quiet: bool,
+    /// Progress lines every this many seconds instead of a bar.
+    pub progress_every: Option<u64>,
     /// Exit 1 when a `[[sweep.expect]]` entry is missed.
     pub check: bool,
 }
@@ -228,7 +231,14 @@ pub fn cmd_sweep(o: SweepOpts) -> Result<ExitCode, String> {
             dir.display()
         ));
     }
-    let failed = execute(&dir, &c, &todo, o.threads, !o.quiet)?;
+    let progress = match o.progress_every {
+        Some(0) => return Err("--progress-every must be >= 1 second".into()),
+        Some(s) => Progress::Lines(Duration::from_secs(s)),
+        None if o.quiet => Progress::Off,
+        None if std::io::stderr().is_terminal() => Progress::Bar,
+        None => Progress::Lines(Duration::from_secs(DEFAULT_PROGRESS_EVERY)),
+    };
+    let failed = execute(&dir, &c, &todo, o.threads, progress)?;
     if failed > 0 {
         eprintln!(
             "{failed} of {} runs failed; `netsim sweep {} --status --out {}` lists them",
@@ -278,7 +288,7 @@ pub fn run_curves(
     let dir = default_out(&c);
     prepare_store(&dir, &c, &m)?;
     let todo = pending(&dir, &c, &ordered_runs(&c))?;
-    let failed = execute(&dir, &c, &todo, threads, false)?;
+    let failed = execute(&dir, &c, &todo, threads, Progress::Off)?;
     if failed > 0 {
         return Err(format!(
             "{}: {failed} runs of its sweep failed; `netsim sweep {} --status` lists them",
@@ -328,13 +338,27 @@ impl Counts {
 /// advances with simulated work rather than with the number of runs.
 const UNITS: f64 = 1e6;
 
+/// How a campaign shows its progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Progress {
+    /// Nothing (failures are still reported).
+    Off,
+    /// A bar on a terminal.
+    Bar,
+    /// A line every so often: a batch job's log (Slurm) or a redirected stderr.
+    Lines(Duration),
+}
+
+/// Seconds between progress lines when standard error is not a terminal.
+const DEFAULT_PROGRESS_EVERY: u64 = 30;
+
 /// Run `todo` on `threads` workers, longest first; returns the number that failed.
 fn execute(
     dir: &Path,
     c: &Campaign,
     todo: &[RunKey],
     threads: usize,
-    progress: bool,
+    progress: Progress,
 ) -> Result<usize, String> {
     if todo.is_empty() {
         return Ok(0);
@@ -345,7 +369,7 @@ fn execute(
     } else {
         0.0
     };
-    let bar = if progress {
+    let bar = if progress == Progress::Bar {
         let b = ProgressBar::with_draw_target(
             Some(UNITS as u64),
             ProgressDrawTarget::stderr_with_hz(4),
@@ -379,64 +403,93 @@ fn execute(
         .num_threads(workers)
         .build()
         .map_err(|e| format!("cannot start {workers} threads: {e}"))?;
-    pool.broadcast(|_| loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(&key) = todo.get(i) else { break };
-        if io_error.lock().map_or(true, |g| g.is_some()) {
-            break;
-        }
-        let point = &c.points[key.point];
-        let weight = point.cost.max(0.0) * scale;
-        let f = files(dir, c, key);
-        let result = f.mark_started().map_err(|e| e.to_string()).and_then(|()| {
-            let mut shown = 0u64;
-            let outcome = catch_unwind(AssertUnwindSafe(|| {
-                if inject.contains(&key) {
-                    panic!(
-                        "injected failure ({FAIL_INJECT_ENV}) at point {} replication {}",
-                        key.point, key.replication
-                    );
-                }
-                run_one(point, key.replication, &mut |frac| {
-                    let target = (weight * frac) as u64;
-                    bar.inc(target.saturating_sub(shown));
-                    shown = shown.max(target);
-                })
-            }));
-            bar.inc((weight as u64).saturating_sub(shown));
-            let written = match outcome {
-                Ok(Ok(set)) => f
-                    .write_part(&analysis::Metrics::new(&set), 0)
-                    .map(|()| true),
-                Ok(Err(e)) => f.write_failed(&e).map(|()| false),
-                Err(payload) => f
-                    .write_failed(&format!("panicked: {}", panic_text(&payload)))
-                    .map(|()| false),
-            };
-            written.map_err(|e| e.to_string())
-        });
-        match result {
-            Ok(true) => {
-                counts.done.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok(false) => {
-                counts.failed.fetch_add(1, Ordering::Relaxed);
-                if !progress {
+    let finished = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        if let Progress::Lines(every) = progress {
+            let (bar, counts, finished) = (&bar, &counts, &finished);
+            scope.spawn(move || {
+                let t0 = Instant::now();
+                let mut next = every;
+                while !finished.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(200));
+                    if t0.elapsed() >= next {
+                        next += every;
+                        let frac = bar.position() as f64 / UNITS;
+                    let spent = t0.elapsed().as_secs_f64();
+                    let eta = if frac > 0.0 {
+                        format!("{:.0} s", spent * (1.0 - frac) / frac)
+                    } else {
+                        "unknown".into()
+                    };
                     eprintln!(
-                        "run failed: point {} ({}) replication {}",
-                        key.point,
-                        point.describe(&c.params),
-                        key.replication
+                        "netsim sweep: {spent:.0} s | {:.1} % of the estimated work | {} | ETA {eta}",
+                        100.0 * frac,
+                        counts.message(),
                     );
+                    }
                 }
-            }
-            Err(e) => {
-                if let Ok(mut g) = io_error.lock() {
-                    g.get_or_insert(e);
-                }
-            }
+            });
         }
-        bar.set_message(counts.message());
+        pool.broadcast(|_| loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&key) = todo.get(i) else { break };
+            if io_error.lock().map_or(true, |g| g.is_some()) {
+                break;
+            }
+            let point = &c.points[key.point];
+            let weight = point.cost.max(0.0) * scale;
+            let f = files(dir, c, key);
+            let result = f.mark_started().map_err(|e| e.to_string()).and_then(|()| {
+                let mut shown = 0u64;
+                let outcome = catch_unwind(AssertUnwindSafe(|| {
+                    if inject.contains(&key) {
+                        panic!(
+                            "injected failure ({FAIL_INJECT_ENV}) at point {} replication {}",
+                            key.point, key.replication
+                        );
+                    }
+                    run_one(point, key.replication, &mut |frac| {
+                        let target = (weight * frac) as u64;
+                        bar.inc(target.saturating_sub(shown));
+                        shown = shown.max(target);
+                    })
+                }));
+                bar.inc((weight as u64).saturating_sub(shown));
+                let written = match outcome {
+                    Ok(Ok(set)) => f
+                        .write_part(&analysis::Metrics::new(&set), 0)
+                        .map(|()| true),
+                    Ok(Err(e)) => f.write_failed(&e).map(|()| false),
+                    Err(payload) => f
+                        .write_failed(&format!("panicked: {}", panic_text(&payload)))
+                        .map(|()| false),
+                };
+                written.map_err(|e| e.to_string())
+            });
+            match result {
+                Ok(true) => {
+                    counts.done.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(false) => {
+                    counts.failed.fetch_add(1, Ordering::Relaxed);
+                    if progress != Progress::Bar {
+                        eprintln!(
+                            "run failed: point {} ({}) replication {}",
+                            key.point,
+                            point.describe(&c.params),
+                            key.replication
+                        );
+                    }
+                }
+                Err(e) => {
+                    if let Ok(mut g) = io_error.lock() {
+                        g.get_or_insert(e);
+                    }
+                }
+            }
+            bar.set_message(counts.message());
+        });
+        finished.store(true, Ordering::Relaxed);
     });
     bar.finish_and_clear();
     if let Some(e) = io_error.into_inner().ok().flatten() {

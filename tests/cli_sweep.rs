@@ -464,21 +464,36 @@ fn slurm_writes_an_array_job_and_a_dependent_collect_job() {
         "00:10:00",
         "--cpus",
         "2",
+        "--account",
+        "proj42",
+        "--qos",
+        "long",
+        "--mem",
+        "4G",
+        "--sbatch=--constraint=haswell",
+        "--sbatch",
+        "--mail-type=END",
     ]);
     ok(&o);
     let sweep = read(&out.join("slurm/sweep.sbatch"));
     for needle in [
         "#SBATCH --array=0-3",
         "#SBATCH --partition=short",
+        "#SBATCH --account=proj42",
+        "#SBATCH --qos=long",
+        "#SBATCH --mem=4G",
+        "#SBATCH --constraint=haswell",
+        "#SBATCH --mail-type=END",
         "#SBATCH --time=00:10:00",
         "#SBATCH --cpus-per-task=2",
-        "--task \"$SLURM_ARRAY_TASK_ID\" --tasks 4 --threads 2 --quiet",
+        "--task \"$SLURM_ARRAY_TASK_ID\" --tasks 4 --threads 2 --progress-every 60",
         "scenario.toml",
     ] {
         assert!(sweep.contains(needle), "{needle} missing from\n{sweep}");
     }
     let collect = read(&out.join("slurm/collect.sbatch"));
     assert!(collect.contains(" collect '"), "{collect}");
+    assert!(collect.contains("#SBATCH --account=proj42"), "{collect}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("--dependency=afterok:"));
     assert!(out.join("manifest.toml").is_file() && out.join("scenario.toml").is_file());
     // The store is the one `netsim sweep` uses: a shard can run without Slurm.
@@ -523,4 +538,44 @@ fn runs_of_another_build_are_not_reused() {
     let o = sweep(&sc, &out, &["--replications", "1"]);
     ok(&o);
     assert!(String::from_utf8_lossy(&o.stdout).contains("4 to run, 0 already done"));
+}
+
+#[test]
+fn slurm_estimates_a_time_limit_and_refuses_bad_options() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = write(t.path(), "s.toml", SWEEP);
+    let out = t.path().join("camp");
+    let o = netsim(&["slurm", s(&sc), "--out", s(&out), "--tasks", "2"]);
+    ok(&o);
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(said.contains("estimated:"), "{said}");
+    // A tiny campaign gets the floor of 10 minutes.
+    let sweep = read(&out.join("slurm/sweep.sbatch"));
+    assert!(sweep.contains("#SBATCH --time=00:10:00"), "{sweep}");
+    for bad in [
+        vec!["--sbatch", "constraint=haswell"],
+        vec!["--mem", "4G\n#SBATCH --x"],
+    ] {
+        let mut args = vec!["slurm", s(&sc), "--out", s(&out)];
+        args.extend(bad.iter().copied());
+        let o = netsim(&args);
+        assert!(!o.status.success());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(bad[0]), "{err}");
+    }
+}
+
+#[test]
+fn a_sweep_without_a_terminal_prints_progress_lines() {
+    let t = tempfile::tempdir().unwrap();
+    let sc = write(t.path(), "s.toml", SWEEP);
+    let out = t.path().join("camp");
+    // stderr is a pipe here: lines, not a bar; a 1-s interval shows at least
+    // the final summary and no bar control characters.
+    let o = netsim(&["sweep", s(&sc), "--out", s(&out), "--progress-every", "1"]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains('\u{1b}'), "no terminal escapes: {err:?}");
+    let o = netsim(&["sweep", s(&sc), "--out", s(&out), "--progress-every", "0"]);
+    assert!(!o.status.success());
 }
