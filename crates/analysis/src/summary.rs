@@ -186,6 +186,7 @@ impl<'a> Cols<'a> {
 /// `summary`: scope, subject, metric, n, mean, sd, ci95_half (sd and ci95_half
 /// are null with one replication), in batches of at most [`BATCH_ROWS`] rows.
 pub fn summary_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let sink = &mut crate::tables::stamped(m.set(), sink);
     let mut c = Cols::new();
     let mut result = Ok(());
     let mut sent = false;

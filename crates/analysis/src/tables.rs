@@ -128,6 +128,24 @@ pub const BATCH_ROWS: usize = 1 << 14;
 /// schema.
 pub type Sink<'s> = dyn FnMut(DataFrame) -> PolarsResult<()> + 's;
 
+/// `sink` with the `scenario` column (the scenario's name) put first in
+/// every batch: single-run tables stack and join across runs without hand
+/// work.
+pub(crate) fn stamped<'s, 'k: 's>(
+    set: &'s RunSet,
+    sink: &'s mut Sink<'k>,
+) -> impl FnMut(DataFrame) -> PolarsResult<()> + use<'s, 'k> {
+    move |mut df: DataFrame| {
+        let n = df.height();
+        let name = polars::prelude::Scalar::new(
+            polars::prelude::DataType::String,
+            polars::prelude::AnyValue::StringOwned(set.meta.scenario.as_str().into()),
+        );
+        df.insert_column(0, Column::new_scalar("scenario".into(), name, n))?;
+        sink(df)
+    }
+}
+
 /// Every batch of a table stacked into one frame (for tests and small sets).
 pub fn whole(produce: impl FnOnce(&mut Sink<'_>) -> PolarsResult<()>) -> PolarsResult<DataFrame> {
     let mut all: Option<DataFrame> = None;
@@ -267,6 +285,7 @@ pub fn runs_table(set: &RunSet) -> PolarsResult<DataFrame> {
     DataFrame::new(
         rs.len(),
         vec![
+            col("scenario", vec![set.meta.scenario.as_str(); rs.len()]),
             col(
                 "replication",
                 rs.iter().map(|r| r.replication).collect::<Vec<u32>>(),
@@ -374,6 +393,7 @@ const FLOW_COUNTS: [&str; 9] = [
 /// in the window; `finish_s` and `fct_s` are null for a flow that did not
 /// complete.
 pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);
     let mut cols = FlowCols::default();
     batched(
@@ -457,6 +477,7 @@ struct PageCols<'a> {
 /// `completed_s` (its last object's last acknowledgement), `objects`,
 /// `bytes`, `completion_s`.
 pub fn pages_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);
     let mut cols = PageCols::default();
     batched(
@@ -514,6 +535,7 @@ struct ObjectCols<'a> {
 /// completed (persistent web connections), over the whole run: replication,
 /// flow, group, `requested_s`, `completed_s`, `bytes`, `completion_s`.
 pub fn objects_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);
     let mut cols = ObjectCols::default();
     batched(
@@ -709,6 +731,7 @@ struct LinkCols<'a> {
 /// the window) and `drop_prob` (dropped / arrived packets in the window, any
 /// reason; 0 when nothing arrived); in batches.
 pub fn links_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);
     let mut cols = LinkCols {
         rep: Vec::new(),
@@ -759,15 +782,18 @@ struct SeriesCols<'a> {
     time: Vec<f64>,
     kind: Vec<&'static str>,
     subject: Vec<Cow<'a, str>>,
+    flow: Vec<Option<u32>>,
     group: Vec<Option<&'a str>>,
     metric: Vec<&'static str>,
     value: Vec<f64>,
 }
 
-/// `series`: replication, time_s, subject_kind (`"flow"` or `"link"`), subject
-/// (`"f<id>"` for a flow, the link's name for a link), group (the flow's group;
-/// null for links), metric, value; in batches.
+/// `series`: scenario, replication, time_s, subject_kind (`"flow"` or
+/// `"link"`), subject (`"f<id>"` for a flow, the link's name for a link),
+/// flow (the flow's id as in `flows`; null for links), group (the flow's
+/// group; null for links), metric, value; in batches.
 pub fn series_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
+    let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);
     let mut cols = SeriesCols::default();
     batched(
@@ -779,6 +805,7 @@ pub fn series_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> 
             match p.subject {
                 Subject::Flow(f) => {
                     c.kind.push("flow");
+                    c.flow.push(Some(f.0));
                     c.subject.push(match labels.flows.get(f.index()) {
                         Some(s) => Cow::Borrowed(s.as_str()),
                         None => Cow::Owned(f.to_string()),
@@ -788,6 +815,7 @@ pub fn series_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> 
                 }
                 Subject::Link(l) => {
                     c.kind.push("link");
+                    c.flow.push(None);
                     c.subject.push(labels.link(l));
                     c.group.push(None);
                 }
@@ -806,6 +834,7 @@ pub fn series_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> 
                     col("time_s", c.time),
                     col("subject_kind", c.kind),
                     col("subject", subject),
+                    col("flow", c.flow),
                     col("group", c.group),
                     col("metric", c.metric),
                     col("value", c.value),

@@ -236,6 +236,38 @@ fn pages_table_has_one_row_per_page_with_its_completion_time() {
 }
 
 #[test]
+fn every_single_run_table_starts_with_the_scenario_name() {
+    let set = sample();
+    let m = Metrics::new(&set);
+    for (name, df) in [
+        ("runs", runs_table(&set).unwrap()),
+        ("flows", flows_table(&m).unwrap()),
+        ("links", links_table(&m).unwrap()),
+        ("summary", crate::summary::summary_table(&m).unwrap()),
+        ("objects", objects_table(&m).unwrap()),
+        ("pages", pages_table(&m).unwrap()),
+        ("series", series_table(&m).unwrap()),
+    ] {
+        assert_eq!(df.get_column_names()[0].as_str(), "scenario", "{name}");
+        assert!(df.height() > 0, "{name}");
+        for row in 0..df.height() {
+            assert_eq!(
+                get(&df, "scenario", row),
+                AnyValue::String("sample"),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn series_rows_carry_the_flow_id_of_the_flows_table() {
+    let df = with_sample(|m| series_table(m).unwrap());
+    assert_eq!(get(&df, "flow", 0), AnyValue::UInt32(0));
+    assert_eq!(get(&df, "flow", 1), AnyValue::Null);
+}
+
+#[test]
 fn series_table_labels_flows_with_their_group_and_links_by_name() {
     let df = with_sample(|m| series_table(m).unwrap());
     assert_eq!(df.height(), 4);
