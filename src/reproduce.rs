@@ -123,7 +123,7 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
     let mut results = Vec::new();
     for (i, (path, resolved)) in selected.iter().enumerate() {
         let t = Instant::now();
-        let (set, _) = runner::run_set(resolved, o.threads, false)?;
+        let (set, _, _) = runner::run_set(resolved, o.threads, false, None)?;
         let oracles = crate::oracle::Oracles::compute(resolved);
         let verdicts = expect::evaluate(
             &resolved.scenario.expect,

@@ -676,12 +676,13 @@ impl Simulator {
         if let Some(&next) = route.get(usize::from(pkt.hop)) {
             self.link_enqueue(now, next, pkt);
         } else {
-            self.deliver(now, pkt);
+            self.deliver(now, l, pkt);
         }
     }
 
-    /// A packet reached the end of its route: hand it to its endpoint.
-    fn deliver(&mut self, now: SimTime, pkt: Packet) {
+    /// A packet reached the end of its route, link `l`: hand it to its endpoint.
+    fn deliver(&mut self, now: SimTime, l: LinkId, pkt: Packet) {
+        self.trace(now, l, TraceKind::Deliver, &pkt);
         self.absorbed.add(pkt.size);
         let flow = &mut self.flows[pkt.flow.index()];
         flow.in_flight -= 1;
