@@ -381,6 +381,9 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
     let mut written =
         analysis::write_tables(&out_dir, &metrics, format).map_err(|e| e.to_string())?;
     written.extend(trace_files);
+    if let Some(t) = &tracing {
+        written.extend(t.write_hosts(&resolved)?);
+    }
     if a.plot {
         written.extend(analysis::plot::plot_all(&out_dir, &metrics).map_err(|e| e.to_string())?);
     }

@@ -204,6 +204,24 @@ impl TraceRun {
     }
 }
 
+impl TraceRun {
+    /// Write `pcap-hosts.txt` (each node's synthetic address and name, in
+    /// `/etc/hosts` format) when links are captured; the file written.
+    pub fn write_hosts(&self, resolved: &Resolved) -> Result<Option<PathBuf>, String> {
+        if self.plan.pcap.is_empty() {
+            return Ok(None);
+        }
+        let mut text = String::from("# netsim's synthetic addresses of the pcap captures\n");
+        for (n, name) in resolved.graph.nodes.iter().enumerate() {
+            let [a, b, c, d] = analysis::pcap::node_ip(n as u32);
+            text.push_str(&format!("{a}.{b}.{c}.{d}\t{name}\n"));
+        }
+        let path = self.dir.join("pcap-hosts.txt");
+        analysis::write_atomic(&path, text.as_bytes()).map_err(|e| e.to_string())?;
+        Ok(Some(path))
+    }
+}
+
 /// `FROM,TO` as two durations.
 fn parse_window(s: &str) -> Result<[sim_core::SimDuration; 2], String> {
     let parts: Vec<&str> = s.split(',').map(str::trim).collect();
@@ -250,7 +268,7 @@ fn udp_flows(resolved: &Resolved) -> Vec<u32> {
 }
 
 /// Trace files an earlier run left in `dir` (`trace-r*.{parquet,csv}`,
-/// `pcap-*.pcap`), which a new run must not be paired with.
+/// `pcap-*.pcap`, `pcap-hosts.txt`), which a new run must not be paired with.
 pub fn stale_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -262,6 +280,7 @@ pub fn stale_files(dir: &Path) -> Vec<PathBuf> {
             let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
             (n.starts_with("trace-r") && (n.ends_with(".parquet") || n.ends_with(".csv")))
                 || (n.starts_with("pcap-") && n.ends_with(".pcap"))
+                || n == "pcap-hosts.txt"
         })
         .collect();
     out.sort();

@@ -187,7 +187,10 @@ fn the_trace_counts_agree_with_the_links_and_flows_tables() {
     let delivers = t.count(|c| c("event") == "deliver");
     assert!(delivers > 0);
     // The TCP flow's ACKs carry SACK blocks at some point, and marks are echoed.
-    assert!(t.count(|c| !c("sack").is_empty()) > 0, "SACK blocks in the trace");
+    assert!(
+        t.count(|c| !c("sack").is_empty()) > 0,
+        "SACK blocks in the trace"
+    );
     assert!(t.count(|c| c("ece") == "true" && c("packet") == "ack") > 0);
     assert!(t.count(|c| c("ecn") == "ce") > 0);
 }
@@ -302,6 +305,43 @@ fn the_same_seed_gives_identical_trace_and_pcap_bytes() {
     run_ok(&s, &out, &[]);
     assert!(!out.join("trace-r0.parquet").exists());
     assert!(!out.join("pcap-r1-r2-r0.pcap").exists());
+    assert!(!out.join("pcap-hosts.txt").exists());
+}
+
+#[test]
+fn a_killed_run_leaves_no_trace_that_looks_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = write_scenario(
+        dir.path(),
+        &SCENARIO.replace("duration = \"3s\"", "duration = \"100000s\""),
+    );
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("netsim"))
+        .arg("run")
+        .arg(&long)
+        .arg("--out")
+        .arg(&out)
+        .args(["--quiet", "--trace", "--pcap", "r1->r2"])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the long run should still be going"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    // At most hidden temporary files (the trace streams into them), never
+    // a file under a final name, and no completion marker.
+    assert!(
+        names.iter().any(|n| n.starts_with(".trace-r0.tmp-")),
+        "{names:?}"
+    );
+    assert!(names.iter().all(|n| n.starts_with('.')), "{names:?}");
 }
 
 #[test]
@@ -432,6 +472,8 @@ fn the_pcap_capture_reads_back_with_independent_parsers() {
     );
     let links = Csv::read(&out.join("links.csv"));
     let trace = Csv::read(&out.join("trace-r0.csv"));
+    let hosts = std::fs::read_to_string(out.join("pcap-hosts.txt")).unwrap();
+    assert!(hosts.contains("10.0.0.1\ts0\n"), "{hosts}");
     assert_eq!(
         std::fs::read(out.join("pcap-r1-r2-r0.pcap")).unwrap(),
         std::fs::read(only.join("pcap-r1-r2-r0.pcap")).unwrap(),
