@@ -318,23 +318,42 @@ pub fn start(spec: TraceSpec) -> Result<(Box<dyn Tracer>, TraceHandle), Analysis
     Ok((Box::new(tracer), handle))
 }
 
-/// Turn the batches arriving on `rx` into frames for `sink` until the run's
-/// end; an error if the run stopped without reaching it.
+/// Rows per Parquet row group of a trace. polars' writer keeps about
+/// 150 kB per row group of the trace's 43 columns until it writes the
+/// footer, and encodes large groups faster: 65 536-row groups instead of
+/// the engine's 16 384-row batches took a 1.6 x 10^6-row trace from 6.5 s
+/// to 1.9 s and its growth from 8 to 2.5 bytes per row (B1 N = 10,
+/// 10 s against 40 s), for about 70 MB more at the start (the frames in
+/// flight).
+const GROUP_ROWS: usize = 4 * BATCH_ROWS;
+
+/// Turn the batches arriving on `rx` into frames of [`GROUP_ROWS`] rows
+/// for `sink` until the run's end; an error if the run stopped without
+/// reaching it.
 fn build_batches(
     rx: &Receiver<Msg>,
     names: &[String],
     sink: &mut crate::tables::Sink<'_>,
 ) -> PolarsResult<()> {
     let mut sent = false;
+    let mut pending: Vec<Row> = Vec::new();
     loop {
         match rx.recv() {
-            Ok(Msg::Batch(rows)) => {
-                sink(trace_frame(&rows, names)?)?;
-                sent = true;
+            Ok(Msg::Batch(mut rows)) => {
+                if pending.is_empty() {
+                    pending = rows;
+                } else {
+                    pending.append(&mut rows);
+                }
+                if pending.len() >= GROUP_ROWS {
+                    sink(trace_frame(&pending, names)?)?;
+                    pending.clear();
+                    sent = true;
+                }
             }
             Ok(Msg::End) => {
-                if !sent {
-                    sink(trace_frame(&[], names)?)?;
+                if !pending.is_empty() || !sent {
+                    sink(trace_frame(&pending, names)?)?;
                 }
                 return Ok(());
             }
