@@ -5,7 +5,7 @@
 //!                          [--format parquet|csv] [--plot] [--check] [--quiet]
 //!                          [--trace] [--trace-links L,..] [--trace-flows F,..]
 //!                          [--trace-kinds K,..] [--trace-window FROM,TO]
-//!                          [--trace-all-replications] [--pcap LINK]
+//!                          [--trace-all-replications] [--pcap LINK] [--no-trace]
 //! netsim check scenario.toml
 //! netsim sweep scenario.toml [--out DIR] [--replications N] [--threads T]
 //!                            [--task I --tasks N] [--status] [--format F] [--quiet]

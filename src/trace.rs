@@ -23,6 +23,15 @@ pub struct TraceArgs {
     /// scenario's [trace] filters or, without them, every event.
     #[arg(long)]
     pub trace: bool,
+    /// Trace nothing, whatever the scenario's [trace] says.
+    #[arg(
+        long,
+        conflicts_with_all = [
+            "trace", "trace_links", "trace_flows", "trace_kinds", "trace_window",
+            "trace_all_replications", "pcap",
+        ]
+    )]
+    pub no_trace: bool,
     /// Trace only these links (comma-separated names; implies --trace).
     #[arg(long, value_delimiter = ',', value_name = "LINK,...")]
     pub trace_links: Option<Vec<String>>,
@@ -64,6 +73,9 @@ impl TraceRun {
         dir: &Path,
         format: analysis::Format,
     ) -> Result<Option<TraceRun>, String> {
+        if args.no_trace {
+            return Ok(None);
+        }
         let scenario = resolved.scenario.trace.as_ref();
         let cli_filters = args.trace_links.is_some()
             || args.trace_flows.is_some()

@@ -248,6 +248,11 @@ fn filters_select_exactly_the_matching_rows_of_the_full_trace() {
     run_ok(&s2, &sc, &["--format", "csv"]);
     let got = Csv::read(&sc.join("trace-r0.csv"));
     assert_eq!(got.rows.iter().collect::<Vec<_>>(), want);
+    run_ok(&s2, &sc, &["--format", "csv", "--no-trace"]);
+    assert!(
+        !sc.join("trace-r0.csv").exists(),
+        "--no-trace overrides [trace]"
+    );
 
     // The command line overrides the scenario's filter key by key.
     let over = dir.path().join("over");
