@@ -183,9 +183,25 @@ fn the_trace_counts_agree_with_the_links_and_flows_tables() {
             "flow {id} received"
         );
     }
-    // Every delivery is the arrival at a route's last hop, at the same instant.
-    let delivers = t.count(|c| c("event") == "deliver");
-    assert!(delivers > 0);
+    // Every delivery is an arrival at the same instant, link and hop.
+    let key = |r: &Vec<String>| {
+        ["time_s", "link", "flow", "packet", "seq", "ack", "hop"].map(|c| t.get(r, c).to_string())
+    };
+    let arrivals: std::collections::BTreeSet<_> = t
+        .rows
+        .iter()
+        .filter(|r| t.get(r, "event") == "arrive")
+        .map(key)
+        .collect();
+    let delivers: Vec<_> = t
+        .rows
+        .iter()
+        .filter(|r| t.get(r, "event") == "deliver")
+        .collect();
+    assert!(!delivers.is_empty());
+    for r in delivers {
+        assert!(arrivals.contains(&key(r)), "{r:?}");
+    }
     // The TCP flow's ACKs carry SACK blocks at some point, and marks are echoed.
     assert!(
         t.count(|c| !c("sack").is_empty()) > 0,
