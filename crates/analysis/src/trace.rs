@@ -18,12 +18,12 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use polars::prelude::{DataFrame, PolarsError, PolarsResult};
-use sim_core::{CcHeader, Ecn, Flags, LinkId, Packet, PacketKind, SimTime, TraceKind, Tracer};
+use polars::prelude::{Column, DataFrame, DataType, IdxSize, PolarsError, PolarsResult};
+use sim_core::{CcHeader, Ecn, Flags, LinkId, Packet, SimTime, TraceKind, Tracer};
 
 use crate::error::AnalysisError;
 use crate::pcap::{Hops, PcapWriter};
-use crate::tables::{col, BATCH_ROWS};
+use crate::tables::{col, Dict, BATCH_ROWS};
 use crate::write::{commit, temp_path, write_table, Format};
 
 /// The event kinds by name, in the order of their bits in [`TraceFilter::kinds`].
@@ -367,53 +367,91 @@ fn build_batches(
     }
 }
 
-fn packet_name(k: PacketKind) -> &'static str {
-    match k {
-        PacketKind::Data => "data",
-        PacketKind::Ack => "ack",
-        PacketKind::Control => "control",
-    }
-}
-
-fn ecn_name(e: Ecn) -> &'static str {
+/// The index of an ECN codepoint in the `ecn` column's values.
+fn ecn_index(e: Ecn) -> usize {
     match e {
-        Ecn::NotEct => "not_ect",
-        Ecn::Ect => "ect",
-        Ecn::Ce => "ce",
+        Ecn::NotEct => 0,
+        Ecn::Ect => 1,
+        Ecn::Ce => 2,
     }
 }
 
-fn family_name(h: &CcHeader) -> &'static str {
+/// The `header` column's values, by [`family_index`].
+const FAMILY_NAMES: [&str; 7] = ["none", "price", "rate", "window", "mkc", "jetmax", "sack"];
+const PRICE: u8 = 1 << 1;
+const RATE: u8 = 1 << 2;
+const WINDOW: u8 = 1 << 3;
+const MKC: u8 = 1 << 4;
+const JETMAX: u8 = 1 << 5;
+
+/// The index of a header's family in [`FAMILY_NAMES`].
+fn family_index(h: &CcHeader) -> usize {
     match h {
-        CcHeader::None => "none",
-        CcHeader::Price(_) => "price",
-        CcHeader::Rate(_) => "rate",
-        CcHeader::Window(_) => "window",
-        CcHeader::Mkc(_) => "mkc",
-        CcHeader::JetMax(_) => "jetmax",
-        CcHeader::Sack(_) => "sack",
+        CcHeader::None => 0,
+        CcHeader::Price(_) => 1,
+        CcHeader::Rate(_) => 2,
+        CcHeader::Window(_) => 3,
+        CcHeader::Mkc(_) => 4,
+        CcHeader::JetMax(_) => 5,
+        CcHeader::Sack(_) => 6,
     }
+}
+
+/// A header's family as a bit (`PRICE`, ...).
+fn family_bit(h: &CcHeader) -> u8 {
+    1 << family_index(h)
 }
 
 /// The trace table's columns for `rows` (see README "The trace table").
 pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFrame> {
     let n = rows.len();
     let f64s = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
-    let opt_f64 = |f: &dyn Fn(&CcHeader) -> Option<f64>| {
-        rows.iter()
-            .map(|r| f(&r.3.cc))
-            .collect::<Vec<Option<f64>>>()
+    // A header family's columns are all null in a batch without it (most
+    // batches carry one family or none): built as such, not row by row.
+    let families = rows.iter().fold(0u8, |m, r| m | family_bit(&r.3.cc));
+    let nulls = |name: &str, dtype: DataType| Column::full_null(name.into(), n, &dtype);
+    let opt_f64 = |name: &str, fam: u8, f: &dyn Fn(&CcHeader) -> Option<f64>| {
+        if families & fam == 0 {
+            return nulls(name, DataType::Float64);
+        }
+        col(
+            name,
+            rows.iter()
+                .map(|r| f(&r.3.cc))
+                .collect::<Vec<Option<f64>>>(),
+        )
     };
-    let opt_u32 = |f: &dyn Fn(&CcHeader) -> Option<u32>| {
-        rows.iter()
-            .map(|r| f(&r.3.cc))
-            .collect::<Vec<Option<u32>>>()
+    let opt_u32 = |name: &str, fam: u8, f: &dyn Fn(&CcHeader) -> Option<u32>| {
+        if families & fam == 0 {
+            return nulls(name, DataType::UInt32);
+        }
+        col(
+            name,
+            rows.iter()
+                .map(|r| f(&r.3.cc))
+                .collect::<Vec<Option<u32>>>(),
+        )
     };
-    let opt_bool = |f: &dyn Fn(&CcHeader) -> Option<bool>| {
-        rows.iter()
-            .map(|r| f(&r.3.cc))
-            .collect::<Vec<Option<bool>>>()
+    let opt_bool = |name: &str, fam: u8, f: &dyn Fn(&CcHeader) -> Option<bool>| {
+        if families & fam == 0 {
+            return nulls(name, DataType::Boolean);
+        }
+        col(
+            name,
+            rows.iter()
+                .map(|r| f(&r.3.cc))
+                .collect::<Vec<Option<bool>>>(),
+        )
     };
+    // Columns of a few distinct strings: each value stored once.
+    let dict = |name: &str, values: &[&str], index: &dyn Fn(&Row) -> usize| {
+        let mut d = Dict::of(values.iter().copied());
+        for r in rows {
+            d.push(index(r) as IdxSize);
+        }
+        d.take_column(name, false)
+    };
+    let link_names: Vec<&str> = names.iter().map(String::as_str).collect();
     let flag = |fl: Flags| {
         rows.iter()
             .map(|r| r.3.flags.contains(fl))
@@ -433,12 +471,9 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
         .collect();
     let columns = vec![
         col("time_s", f64s(&|r| r.0.as_secs_f64())),
-        col(
-            "event",
-            rows.iter()
-                .map(|r| KIND_NAMES[kind_bit(r.2).trailing_zeros() as usize])
-                .collect::<Vec<&str>>(),
-        ),
+        dict("event", &KIND_NAMES, &|r| {
+            kind_bit(r.2).trailing_zeros() as usize
+        })?,
         col(
             "reason",
             rows.iter()
@@ -448,34 +483,21 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
                 })
                 .collect::<Vec<Option<&str>>>(),
         ),
-        col(
-            "link",
-            rows.iter()
-                .map(|r| names.get(r.1 as usize).map_or("?", String::as_str))
-                .collect::<Vec<&str>>(),
-        ),
+        dict("link", &link_names, &|r| r.1 as usize)?,
         col(
             "flow",
             rows.iter().map(|r| r.3.flow.0).collect::<Vec<u32>>(),
         ),
-        col(
-            "packet",
-            rows.iter()
-                .map(|r| packet_name(r.3.kind))
-                .collect::<Vec<&str>>(),
-        ),
+        dict("packet", &["data", "ack", "control"], &|r| {
+            r.3.kind as usize
+        })?,
         col("seq", rows.iter().map(|r| r.3.seq).collect::<Vec<u64>>()),
         col("ack", rows.iter().map(|r| r.3.ack).collect::<Vec<u64>>()),
         col(
             "size_bytes",
             rows.iter().map(|r| r.3.size).collect::<Vec<u32>>(),
         ),
-        col(
-            "ecn",
-            rows.iter()
-                .map(|r| ecn_name(r.3.ecn))
-                .collect::<Vec<&str>>(),
-        ),
+        dict("ecn", &["not_ect", "ect", "ce"], &|r| ecn_index(r.3.ecn))?,
         col("ece", flag(Flags::ECE)),
         col("cwr", flag(Flags::CWR)),
         col("retx", flag(Flags::RETX)),
@@ -486,188 +508,108 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
                 .collect::<Vec<u32>>(),
         ),
         col("sent_s", f64s(&|r| r.3.sent.as_secs_f64())),
-        col(
-            "header",
-            rows.iter()
-                .map(|r| family_name(&r.3.cc))
-                .collect::<Vec<&str>>(),
-        ),
+        dict("header", &FAMILY_NAMES, &|r| family_index(&r.3.cc))?,
         col("sack", sack),
-        col(
-            "price",
-            opt_f64(&|h| match h {
-                CcHeader::Price(p) => Some(p.price),
-                _ => None,
-            }),
-        ),
-        col(
-            "price_marks",
-            opt_u32(&|h| match h {
-                CcHeader::Price(p) => Some(u32::from(p.marks)),
-                _ => None,
-            }),
-        ),
-        col(
-            "rate_desired_bps",
-            opt_f64(&|h| match h {
-                CcHeader::Rate(r) => Some(r.desired),
-                _ => None,
-            }),
-        ),
-        col(
-            "rate_allowed_bps",
-            opt_f64(&|h| match h {
-                CcHeader::Rate(r) => Some(r.allowed),
-                _ => None,
-            }),
-        ),
-        col(
-            "rate_rtt_s",
-            opt_f64(&|h| match h {
-                CcHeader::Rate(r) => Some(r.rtt),
-                _ => None,
-            }),
-        ),
-        col(
-            "rate_hops",
-            opt_u32(&|h| match h {
-                CcHeader::Rate(r) => Some(u32::from(r.hops)),
-                _ => None,
-            }),
-        ),
-        col(
-            "rate_congested",
-            opt_bool(&|h| match h {
-                CcHeader::Rate(r) => Some(r.congested),
-                _ => None,
-            }),
-        ),
-        col(
-            "window_cwnd_bytes",
-            opt_f64(&|h| match h {
-                CcHeader::Window(w) => Some(w.cwnd),
-                _ => None,
-            }),
-        ),
-        col(
-            "window_rtt_s",
-            opt_f64(&|h| match h {
-                CcHeader::Window(w) => Some(w.rtt),
-                _ => None,
-            }),
-        ),
-        col(
-            "window_feedback_bytes",
-            opt_f64(&|h| match h {
-                CcHeader::Window(w) => Some(w.feedback),
-                _ => None,
-            }),
-        ),
-        col(
-            "mkc_price",
-            opt_f64(&|h| match h {
-                CcHeader::Mkc(m) => Some(m.p),
-                _ => None,
-            }),
-        ),
-        col(
-            "mkc_usr",
-            opt_f64(&|h| match h {
-                CcHeader::Mkc(m) => Some(m.usr),
-                _ => None,
-            }),
-        ),
-        col(
-            "mkc_router",
-            opt_u32(&|h| match h {
-                CcHeader::Mkc(m) => Some(m.id),
-                _ => None,
-            }),
-        ),
-        col(
-            "mkc_seq",
-            opt_u32(&|h| match h {
-                CcHeader::Mkc(m) => Some(m.seq),
-                _ => None,
-            }),
-        ),
-        col(
-            "mkc_interval_s",
-            opt_f64(&|h| match h {
-                CcHeader::Mkc(m) => Some(f64::from(m.delta)),
-                _ => None,
-            }),
-        ),
-        col(
-            "mkc_rtt_s",
-            opt_f64(&|h| match h {
-                CcHeader::Mkc(m) => Some(f64::from(m.rtt)),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_loss",
-            opt_f64(&|h| match h {
-                CcHeader::JetMax(j) => Some(j.p),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_share_bps",
-            opt_f64(&|h| match h {
-                CcHeader::JetMax(j) => Some(j.g),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_gap_s",
-            opt_f64(&|h| match h {
-                CcHeader::JetMax(j) => Some(f64::from(j.gap)),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_size_plus_bytes",
-            opt_f64(&|h| match h {
-                CcHeader::JetMax(j) => Some(f64::from(j.size_plus)),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_seq",
-            opt_u32(&|h| match h {
-                CcHeader::JetMax(j) => Some(u32::from(j.seq)),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_rt",
-            opt_u32(&|h| match h {
-                CcHeader::JetMax(j) => Some(u32::from(j.rt)),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_rc",
-            opt_u32(&|h| match h {
-                CcHeader::JetMax(j) => Some(u32::from(j.rc)),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_rs",
-            opt_u32(&|h| match h {
-                CcHeader::JetMax(j) => Some(u32::from(j.rs)),
-                _ => None,
-            }),
-        ),
-        col(
-            "jetmax_declined",
-            opt_bool(&|h| match h {
-                CcHeader::JetMax(j) => Some(j.declined),
-                _ => None,
-            }),
-        ),
+        opt_f64("price", PRICE, &|h| match h {
+            CcHeader::Price(p) => Some(p.price),
+            _ => None,
+        }),
+        opt_u32("price_marks", PRICE, &|h| match h {
+            CcHeader::Price(p) => Some(u32::from(p.marks)),
+            _ => None,
+        }),
+        opt_f64("rate_desired_bps", RATE, &|h| match h {
+            CcHeader::Rate(r) => Some(r.desired),
+            _ => None,
+        }),
+        opt_f64("rate_allowed_bps", RATE, &|h| match h {
+            CcHeader::Rate(r) => Some(r.allowed),
+            _ => None,
+        }),
+        opt_f64("rate_rtt_s", RATE, &|h| match h {
+            CcHeader::Rate(r) => Some(r.rtt),
+            _ => None,
+        }),
+        opt_u32("rate_hops", RATE, &|h| match h {
+            CcHeader::Rate(r) => Some(u32::from(r.hops)),
+            _ => None,
+        }),
+        opt_bool("rate_congested", RATE, &|h| match h {
+            CcHeader::Rate(r) => Some(r.congested),
+            _ => None,
+        }),
+        opt_f64("window_cwnd_bytes", WINDOW, &|h| match h {
+            CcHeader::Window(w) => Some(w.cwnd),
+            _ => None,
+        }),
+        opt_f64("window_rtt_s", WINDOW, &|h| match h {
+            CcHeader::Window(w) => Some(w.rtt),
+            _ => None,
+        }),
+        opt_f64("window_feedback_bytes", WINDOW, &|h| match h {
+            CcHeader::Window(w) => Some(w.feedback),
+            _ => None,
+        }),
+        opt_f64("mkc_price", MKC, &|h| match h {
+            CcHeader::Mkc(m) => Some(m.p),
+            _ => None,
+        }),
+        opt_f64("mkc_usr", MKC, &|h| match h {
+            CcHeader::Mkc(m) => Some(m.usr),
+            _ => None,
+        }),
+        opt_u32("mkc_router", MKC, &|h| match h {
+            CcHeader::Mkc(m) => Some(m.id),
+            _ => None,
+        }),
+        opt_u32("mkc_seq", MKC, &|h| match h {
+            CcHeader::Mkc(m) => Some(m.seq),
+            _ => None,
+        }),
+        opt_f64("mkc_interval_s", MKC, &|h| match h {
+            CcHeader::Mkc(m) => Some(f64::from(m.delta)),
+            _ => None,
+        }),
+        opt_f64("mkc_rtt_s", MKC, &|h| match h {
+            CcHeader::Mkc(m) => Some(f64::from(m.rtt)),
+            _ => None,
+        }),
+        opt_f64("jetmax_loss", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(j.p),
+            _ => None,
+        }),
+        opt_f64("jetmax_share_bps", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(j.g),
+            _ => None,
+        }),
+        opt_f64("jetmax_gap_s", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(f64::from(j.gap)),
+            _ => None,
+        }),
+        opt_f64("jetmax_size_plus_bytes", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(f64::from(j.size_plus)),
+            _ => None,
+        }),
+        opt_u32("jetmax_seq", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(u32::from(j.seq)),
+            _ => None,
+        }),
+        opt_u32("jetmax_rt", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(u32::from(j.rt)),
+            _ => None,
+        }),
+        opt_u32("jetmax_rc", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(u32::from(j.rc)),
+            _ => None,
+        }),
+        opt_u32("jetmax_rs", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(u32::from(j.rs)),
+            _ => None,
+        }),
+        opt_bool("jetmax_declined", JETMAX, &|h| match h {
+            CcHeader::JetMax(j) => Some(j.declined),
+            _ => None,
+        }),
     ];
     DataFrame::new(n, columns)
 }
@@ -675,7 +617,7 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{FlowId, MkcHeader, Reason, RouteId};
+    use sim_core::{FlowId, MkcHeader, PacketKind, Reason, RouteId};
 
     #[test]
     fn the_frame_flattens_headers_into_nullable_columns() {
