@@ -357,7 +357,7 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         .unwrap_or_else(|| Path::new("out").join(&resolved.name));
     let format = a.format.format();
     let marker = out_dir.join("scenario.resolved.toml");
-    let tracing = trace::TraceRun::new(&resolved, &a.trace, &out_dir, format)?;
+    let tracing = trace::TraceRun::new(&mut resolved, &a.trace, &out_dir, format)?;
     let stale = trace::stale_files(&out_dir);
     if tracing.is_some() || !stale.is_empty() {
         // The traces are written during the run: the directory must exist,

@@ -66,28 +66,35 @@ pub struct TraceRun {
 }
 
 impl TraceRun {
-    /// The trace `resolved` and `args` ask for, into `dir` (`None`: no tracing).
+    /// The trace `resolved` and `args` ask for, into `dir` (`None`: no
+    /// tracing). The settings in force are written back into `resolved`'s
+    /// `[trace]`, so that the resolved scenario says what was traced.
     pub fn new(
-        resolved: &Resolved,
+        resolved: &mut Resolved,
         args: &TraceArgs,
         dir: &Path,
         format: analysis::Format,
     ) -> Result<Option<TraceRun>, String> {
         if args.no_trace {
+            if let Some(t) = &mut resolved.scenario.trace {
+                t.enabled = false;
+            }
             return Ok(None);
         }
-        let scenario = resolved.scenario.trace.as_ref();
+        let scenario = resolved.scenario.trace.as_ref().filter(|t| t.enabled);
         let cli_filters = args.trace_links.is_some()
             || args.trace_flows.is_some()
             || args.trace_kinds.is_some()
             || args.trace_window.is_some()
             || args.trace_all_replications;
-        let table = args.trace || cli_filters || scenario.is_some_and(|t| t.enabled);
-        let pcap_only = !table && !args.pcap.is_empty();
-        if !table && !pcap_only {
+        let table = args.trace || cli_filters || scenario.is_some_and(|t| t.table);
+        let pcap = !args.pcap.is_empty() || scenario.is_some_and(|t| !t.pcap.is_empty());
+        if !table && !pcap {
             return Ok(None);
         }
-        let mut cfg = scenario.cloned().unwrap_or_default();
+        let mut cfg = resolved.scenario.trace.clone().unwrap_or_default();
+        cfg.enabled = true;
+        cfg.table = table;
         let mut from_cli: Vec<&str> = Vec::new();
         if let Some(l) = &args.trace_links {
             cfg.links = l.clone();
@@ -122,8 +129,9 @@ impl TraceRun {
             (false, _) => format!("trace.{k}"),
         };
         let plan = cfg
-            .plan(&resolved.graph, resolved.scenario.run.duration, table, &key)
+            .plan(&resolved.graph, resolved.scenario.run.duration, &key)
             .map_err(|e| e.to_string())?;
+        resolved.scenario.trace = Some(cfg);
         Ok(Some(TraceRun::from_plan(resolved, plan, dir, format)))
     }
 

@@ -270,6 +270,13 @@ fn filters_select_exactly_the_matching_rows_of_the_full_trace() {
         "--no-trace overrides [trace]"
     );
 
+    // The resolved scenario records what was traced.
+    let resolved = std::fs::read_to_string(cli.join("scenario.resolved.toml")).unwrap();
+    assert!(
+        resolved.contains("[trace]") && resolved.contains("\"500ms\""),
+        "{resolved}"
+    );
+
     // The command line overrides the scenario's filter key by key.
     let over = dir.path().join("over");
     run_ok(&s2, &over, &["--format", "csv", "--trace-flows", "1"]);
@@ -484,6 +491,16 @@ fn the_pcap_capture_reads_back_with_independent_parsers() {
     assert!(
         !only.join("trace-r0.parquet").exists(),
         "--pcap alone writes no table"
+    );
+    let s2 = dir.path().join("s2.toml");
+    let text = format!("{SCENARIO}\n[trace]\ntable = false\npcap = [\"r1->r2\"]\n");
+    std::fs::write(&s2, text).unwrap();
+    let only2 = dir.path().join("only2");
+    run_ok(&s2, &only2, &[]);
+    assert!(!only2.join("trace-r0.parquet").exists(), "table = false");
+    assert_eq!(
+        std::fs::read(only2.join("pcap-r1-r2-r0.pcap")).unwrap(),
+        std::fs::read(only.join("pcap-r1-r2-r0.pcap")).unwrap(),
     );
     let out = dir.path().join("out");
     run_ok(

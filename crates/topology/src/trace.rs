@@ -19,6 +19,10 @@ pub struct TraceConfig {
     /// the filters for when `--trace` is given.
     #[serde(default = "yes")]
     pub enabled: bool,
+    /// Write the event table. Default true; `false` with `pcap` writes only
+    /// the captures.
+    #[serde(default = "yes")]
+    pub table: bool,
     /// Trace only the events at these links (names such as `"r1->r2"`).
     /// Default: every link.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -44,6 +48,7 @@ impl Default for TraceConfig {
     fn default() -> Self {
         TraceConfig {
             enabled: true,
+            table: true,
             links: Vec::new(),
             flows: Vec::new(),
             kinds: Vec::new(),
@@ -144,13 +149,11 @@ pub struct TracePlan {
 impl TraceConfig {
     /// Validate against `graph` and a run of `duration`; `key` turns a field
     /// name (`"links"`, `"window"`) into the name an error shows (`trace.links`
-    /// for the scenario, `--trace-links` for the command line). `table` says
-    /// whether the event table is wanted (false: only pcap files).
+    /// for the scenario, `--trace-links` for the command line).
     pub fn plan(
         &self,
         graph: &Graph,
         duration: SimDuration,
-        table: bool,
         key: &dyn Fn(&str) -> String,
     ) -> Result<TracePlan, ScenarioError> {
         let links = if self.links.is_empty() {
@@ -185,7 +188,7 @@ impl TraceConfig {
         flows.dedup();
         let kinds = (!self.kinds.is_empty()).then(|| self.kinds.clone());
         Ok(TracePlan {
-            table,
+            table: self.table,
             links,
             flows,
             kinds,
