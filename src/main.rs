@@ -3,6 +3,9 @@
 //! ```text
 //! netsim run scenario.toml [--replications N] [--seed S] [--out DIR] [--threads T]
 //!                          [--format parquet|csv] [--plot] [--check] [--quiet]
+//!                          [--trace] [--trace-links L,..] [--trace-flows F,..]
+//!                          [--trace-kinds K,..] [--trace-window FROM,TO]
+//!                          [--trace-all-replications] [--pcap LINK] [--no-trace]
 //! netsim check scenario.toml
 //! netsim sweep scenario.toml [--out DIR] [--replications N] [--threads T]
 //!                            [--task I --tasks N] [--status] [--format F] [--quiet]
@@ -23,6 +26,7 @@ mod reproduce;
 mod runner;
 mod slurm;
 mod sweep;
+mod trace;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -369,6 +373,9 @@ struct RunArgs {
     /// No progress bar and no tables on stdout (files are still written).
     #[arg(long)]
     quiet: bool,
+    /// The per-packet trace and pcap capture.
+    #[command(flatten)]
+    trace: trace::TraceArgs,
 }
 
 fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
@@ -395,18 +402,35 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         .clone()
         .unwrap_or_else(|| Path::new("out").join(&resolved.name));
     let compared = runner::compared_scenarios(&resolved, &a.scenario)?;
-    let (set, timing) = runner::run_set(&resolved, a.threads, !a.quiet)?;
+    let format = a.format.format();
+    let marker = out_dir.join("scenario.resolved.toml");
+    let tracing = trace::TraceRun::new(&mut resolved, &a.trace, &out_dir, format)?;
+    let stale = trace::stale_files(&out_dir);
+    if tracing.is_some() || !stale.is_empty() {
+        // The traces are written during the run: the directory must exist,
+        // must not look complete, and must not hold an earlier run's traces.
+        std::fs::create_dir_all(&out_dir)
+            .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+        analysis::write::remove_if_exists(&marker).map_err(|e| e.to_string())?;
+        for f in &stale {
+            analysis::write::remove_if_exists(f).map_err(|e| e.to_string())?;
+        }
+    }
+    let (set, timing, trace_files) =
+        runner::run_set(&resolved, a.threads, !a.quiet, tracing.as_ref())?;
     let metrics = analysis::Metrics::new(&set);
 
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
     // Remove the completion marker of an earlier run first: until this run writes
     // it again, the directory does not look complete.
-    let marker = out_dir.join("scenario.resolved.toml");
     analysis::write::remove_if_exists(&marker).map_err(|e| e.to_string())?;
-    let format = a.format.format();
     let mut written =
         analysis::write_tables(&out_dir, &metrics, format).map_err(|e| e.to_string())?;
+    written.extend(trace_files);
+    if let Some(t) = &tracing {
+        written.extend(t.write_hosts(&resolved)?);
+    }
     if a.plot {
         written.extend(analysis::plot::plot_all(&out_dir, &metrics).map_err(|e| e.to_string())?);
     }

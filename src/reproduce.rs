@@ -124,7 +124,7 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
     for (i, (path, resolved)) in selected.iter().enumerate() {
         let t = Instant::now();
         let compared = runner::compared_scenarios(resolved, path)?;
-        let (set, _) = runner::run_set(resolved, o.threads, false)?;
+        let (set, _, _) = runner::run_set(resolved, o.threads, false, None)?;
         let compared_sets = runner::run_compared(&compared, o.threads)?;
         let compared_metrics: Vec<(String, analysis::Metrics)> = compared_sets
             .iter()

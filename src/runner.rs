@@ -13,6 +13,8 @@ pub struct Runs {
     pub outputs: Vec<RunOutput>,
     /// Wall-clock seconds of each replication's event loop.
     pub wall_secs: Vec<f64>,
+    /// The trace files written (`--trace`, `--pcap`), in replication order.
+    pub trace_files: Vec<std::path::PathBuf>,
 }
 
 /// Run `reps` replications of `resolved` with master seed `seed` on `threads`
@@ -23,6 +25,7 @@ pub fn run_all(
     reps: u32,
     threads: usize,
     progress: bool,
+    trace: Option<&crate::trace::TraceRun>,
 ) -> Result<Runs, String> {
     let duration = resolved.scenario.run.duration;
     // Every replication's series stays in memory until the tables are written.
@@ -65,7 +68,12 @@ pub fn run_all(
         threads.min(reps as usize)
     };
     let t0 = Instant::now();
-    let run_one = |r: u32, sim: sim_core::Simulator| -> Result<(RunOutput, f64), String> {
+    type Done = (RunOutput, f64, Vec<std::path::PathBuf>);
+    let run_one = |r: u32, mut sim: sim_core::Simulator| -> Result<Done, String> {
+        let handle = match trace {
+            Some(t) => t.attach(r, &mut sim)?,
+            None => None,
+        };
         let t = Instant::now();
         let mut reported_ms = 0u64;
         let every = SimDuration::from_millis(100);
@@ -79,12 +87,19 @@ pub fn run_all(
                 bar.set_message(format!("{:.1} s/s", simsec / el));
             }
         });
+        let wall = t.elapsed().as_secs_f64();
         if let Some(o) = &out.overload {
             return Err(overload_error(resolved, r, o));
         }
-        Ok((out, t.elapsed().as_secs_f64()))
+        let files = match handle {
+            Some(h) => h
+                .finish()
+                .map_err(|e| format!("replication {r}'s trace: {e}"))?,
+            None => Vec::new(),
+        };
+        Ok((out, wall, files))
     };
-    let results: Vec<(RunOutput, f64)> = if reps == 1 || threads == 1 {
+    let results: Vec<Done> = if reps == 1 || threads == 1 {
         // One at a time, on this thread, replication 0 as built above: the
         // network is built once, and every run reuses the memory of the one
         // before (the allocator keeps a thread's freed memory for that thread).
@@ -115,8 +130,17 @@ pub fn run_all(
         })?
     };
     bar.finish_and_clear();
-    let (outputs, wall_secs) = results.into_iter().unzip();
-    Ok(Runs { outputs, wall_secs })
+    let mut runs = Runs {
+        outputs: Vec::with_capacity(results.len()),
+        wall_secs: Vec::with_capacity(results.len()),
+        trace_files: Vec::new(),
+    };
+    for (out, wall, files) in results {
+        runs.outputs.push(out);
+        runs.wall_secs.push(wall);
+        runs.trace_files.extend(files);
+    }
+    Ok(runs)
 }
 
 /// The error of a replication that the engine stopped because the network
@@ -169,15 +193,27 @@ pub struct Timing {
     pub loop_secs: f64,
 }
 
+/// A run's replications with the names the analysis needs, where the time
+/// went, and the trace files written.
+pub type RunSetOutput = (analysis::RunSet, Timing, Vec<std::path::PathBuf>);
+
 /// Run the replications of `resolved` (its own seed and count) and gather them
 /// with the names the analysis needs; also returns where the time went.
 pub fn run_set(
     resolved: &Resolved,
     threads: usize,
     progress: bool,
-) -> Result<(analysis::RunSet, Timing), String> {
+    trace: Option<&crate::trace::TraceRun>,
+) -> Result<RunSetOutput, String> {
     let run = &resolved.scenario.run;
-    let runs = run_all(resolved, run.seed, run.replications, threads, progress)?;
+    let runs = run_all(
+        resolved,
+        run.seed,
+        run.replications,
+        threads,
+        progress,
+        trace,
+    )?;
     let timing = Timing {
         loop_secs: runs.wall_secs.iter().sum(),
     };
@@ -186,7 +222,7 @@ pub fn run_set(
         runs: runs.outputs,
         wall_secs: runs.wall_secs,
     };
-    Ok((set, timing))
+    Ok((set, timing, runs.trace_files))
 }
 
 /// The scenarios `resolved`'s expectations compare with
@@ -225,7 +261,7 @@ pub fn run_compared(
 ) -> Result<Vec<(String, analysis::RunSet)>, String> {
     compared
         .iter()
-        .map(|(name, r)| Ok((name.clone(), run_set(r, threads, false)?.0)))
+        .map(|(name, r)| Ok((name.clone(), run_set(r, threads, false, None)?.0)))
         .collect()
 }
 

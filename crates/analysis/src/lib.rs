@@ -30,6 +30,10 @@
 //!   Kelly control under delay, EMKC and AIMD convergence to fairness
 //!   (theta_M, theta_A) and JetMax's steps to efficiency and fairness, to set
 //!   beside the packet-level runs.
+//! - [`mod@trace`]: the per-packet trace of a replication (`netsim run
+//!   --trace`), streamed to a table in batches while the run goes on, and
+//!   [`pcap`]: the packets of chosen links as a libpcap capture with
+//!   synthetic IPv4 and TCP headers.
 //! - [`plot_sweep`]: a campaign's charts (`netsim plot DIR` on a sweep): each
 //!   metric's mean with 95 % CI error bars against a swept parameter, one line
 //!   per subject and combination of the other parameters.
@@ -71,6 +75,7 @@ pub mod maxmin;
 pub mod metrics;
 pub mod models;
 pub mod num;
+pub mod pcap;
 pub mod plot;
 pub mod plot_sweep;
 pub mod read;
@@ -78,6 +83,7 @@ pub mod report;
 pub mod stats;
 pub mod summary;
 pub mod tables;
+pub mod trace;
 pub mod write;
 
 pub use error::AnalysisError;

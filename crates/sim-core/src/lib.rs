@@ -12,6 +12,8 @@
 //! - [`link`], [`endpoint`]: the plug-in traits and the engine-owned link counters.
 //! - [`sim`]: the arenas and the event loop; [`report`]: what a run produces.
 //! - [`rng`]: per-component random streams.
+//! - [`trace`]: the optional per-packet [`Tracer`] (enqueue, drop, mark,
+//!   depart, arrive, deliver), off by default at the cost of one branch.
 //!
 //! ## The life of one packet
 //! An endpoint hook calls [`EndpointCtx::send`]. The engine stamps the flow and

@@ -713,12 +713,19 @@ impl Simulator {
         if let Some(&next) = route.get(usize::from(pkt.hop)) {
             self.link_enqueue(now, next, pkt);
         } else {
-            self.deliver(now, pkt);
+            self.deliver(now, l, pkt);
         }
     }
 
-    /// A packet reached the end of its route: hand it to its endpoint.
-    fn deliver(&mut self, now: SimTime, pkt: Packet) {
+    /// A packet reached the end of its route, link `l`: hand it to its endpoint.
+    fn deliver(&mut self, now: SimTime, l: LinkId, pkt: Packet) {
+        if let Some(t) = &mut self.tracer {
+            // The trace gives the hop of the link it names, the last one;
+            // the endpoint gets the packet past it.
+            let mut at = pkt;
+            at.hop -= 1;
+            t.on_event(now, l, TraceKind::Deliver, &at);
+        }
         self.absorbed.add(pkt.size);
         let flow = &mut self.flows[pkt.flow.index()];
         flow.in_flight -= 1;

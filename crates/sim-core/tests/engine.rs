@@ -133,7 +133,9 @@ fn the_tracer_sees_every_packet_event_in_time_order() {
             (TraceKind::Drop(Reason::Overflow), 2),
             (TraceKind::Depart, 1),
             (TraceKind::Arrive, 0),
+            (TraceKind::Deliver, 0),
             (TraceKind::Arrive, 1),
+            (TraceKind::Deliver, 1),
         ]
     );
     assert!(log.windows(2).all(|w| w[0].0 <= w[1].0));

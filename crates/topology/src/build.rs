@@ -265,6 +265,9 @@ impl Resolved {
                 }
             }
         }
+        if let Some(t) = &sc.trace {
+            t.plan(&graph, sc.run.duration, &|k| format!("trace.{k}"))?;
+        }
         crate::limits::check_series_volume(&sc, &graph, &groups)?;
         let name = sc.name.clone().unwrap_or_else(|| default_name.to_string());
         Ok(Resolved {

@@ -7,6 +7,7 @@
 //! - [`graph`]: nodes, unidirectional links, shortest-path routing.
 //! - [`routing`]: the same routes for many flows at once, in linear time.
 //! - [`per_flow`]: per-flow values of a group, fixed or drawn from a range.
+//! - [`trace`]: `[trace]`, the per-packet trace's filters and pcap links.
 //! - [`sweep`]: `[sweep]` tables expanded into a [`sweep::Campaign`] of points.
 //! - [`build`]: validation into a [`Resolved`] scenario, then one
 //!   `sim_core::Simulator` per replication.
@@ -25,6 +26,7 @@ pub mod preset;
 pub mod routing;
 pub mod scenario;
 pub mod sweep;
+pub mod trace;
 pub mod transports;
 
 pub use build::{parse_scenario, Resolved, ResolvedGroup};

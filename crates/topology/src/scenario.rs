@@ -44,6 +44,9 @@ pub struct Scenario {
     /// also asks `netsim run` for the oracle's section.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oracle: Option<OracleConfig>,
+    /// The per-packet trace and pcap capture of `netsim run` (`[trace]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::TraceConfig>,
 }
 
 /// `[oracle]`: the network utility maximisation reference (the weighted

@@ -197,6 +197,9 @@ impl Simulator {
         if let Err(e) = self.check_invariants() {
             panic!("conservation invariant broken at end of run: {e}");
         }
+        if let Some(t) = &mut self.tracer {
+            t.on_end(end);
+        }
         let warm = SimTime::ZERO + self.cfg.warmup;
         let window = (end - warm).as_secs_f64();
         let mut crossing: Vec<Vec<FlowId>> = vec![Vec::new(); self.links.len()];

@@ -61,6 +61,11 @@ impl Simulator {
         self.tracer = Some(tracer);
     }
 
+    /// The routes added so far, by `RouteId`: each the links it crosses, in order.
+    pub fn routes(&self) -> &[Vec<LinkId>] {
+        &self.routes
+    }
+
     /// The run settings.
     pub fn config(&self) -> &SimConfig {
         &self.cfg
