@@ -15,7 +15,8 @@
 //! in proportion; `[[expect]] relative_to` divides by the reference, and
 //! misuse is refused with the key's place.
 
-use assert_cmd::Command;
+#[path = "common/cli.rs"]
+mod cli;
 
 const SCENARIO: &str = r#"
 name = "maxmin-2hop"
@@ -52,22 +53,13 @@ fn run(scenario: &str) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let f = dir.path().join("s.toml");
     std::fs::write(&f, scenario).unwrap();
-    let out = Command::cargo_bin("netsim")
-        .unwrap()
-        .args([
-            "run",
-            f.to_str().unwrap(),
-            "--out",
-            dir.path().join("o").to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    let out = dir.path().join("o");
+    cli::netsim([
+        "run".as_ref(),
+        f.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ])
 }
 
 /// The table rows under the line starting with `title`: group -> (measured
