@@ -328,7 +328,7 @@ impl Simulator {
         match self.queue.peek_front() {
             Some(Event::LinkArrive(n)) => {
                 let l = &self.links[n.index()];
-                std::hint::black_box(l.pipe.front().map(|x| x.0));
+                std::hint::black_box(l.pipe.front_at());
             }
             Some(Event::LinkTxDone(n)) => {
                 let l = &self.links[n.index()];
@@ -622,7 +622,7 @@ impl Simulator {
         let link = &mut self.links[l.index()];
         let arrive = done + link.delay;
         let was_empty = link.pipe.is_empty();
-        link.pipe.push_back(&mut self.slots, (arrive, pkt));
+        link.pipe.push_back(&mut self.slots, arrive, pkt);
         if was_empty {
             self.queue.schedule(arrive, Event::LinkArrive(l));
         }
@@ -661,13 +661,13 @@ impl Simulator {
 
     fn on_link_arrive(&mut self, now: SimTime, l: LinkId) {
         let link = &mut self.links[l.index()];
-        let (t, mut pkt) = link
+        debug_assert_eq!(link.pipe.front_at(), Some(now), "pipe head time mismatch");
+        let mut pkt = link
             .pipe
             .pop_front(&mut self.slots)
             .expect("arrival event with empty pipe");
-        debug_assert_eq!(t, now, "pipe head time mismatch");
         link.delivered.add(pkt.size);
-        if let Some(&(next, _)) = link.pipe.front() {
+        if let Some(next) = link.pipe.front_at() {
             self.queue.schedule(next, Event::LinkArrive(l));
         }
         self.trace(now, l, TraceKind::Arrive, &pkt);

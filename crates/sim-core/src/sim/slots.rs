@@ -135,6 +135,27 @@ impl Slots {
         Some(out)
     }
 
+    /// Remove the first packet of `q` into `dst` and return its time (`None`,
+    /// `dst` untouched, when `q` is empty). The packet is copied on its own,
+    /// straight into its new place (see [`super::pipe::Pipe`] for why).
+    #[inline]
+    pub(super) fn pop_into(&mut self, q: &mut Fifo, dst: &mut Packet) -> Option<SimTime> {
+        if q.head == NIL {
+            return None;
+        }
+        let i = q.head;
+        let s = &mut self.slots[i as usize];
+        *dst = s.pkt;
+        q.head = s.next;
+        if q.head == NIL {
+            q.tail = NIL;
+        }
+        s.next = self.free;
+        self.free = i;
+        q.len -= 1;
+        Some(s.time)
+    }
+
     /// The first packet of `q` with its time.
     #[inline]
     pub(super) fn front(&self, q: &Fifo) -> Option<(SimTime, &Packet)> {
