@@ -622,7 +622,12 @@ impl Simulator {
         let link = &mut self.links[l.index()];
         let arrive = done + link.delay;
         let was_empty = link.pipe.is_empty();
-        link.pipe.push_back(&mut self.slots, arrive, pkt);
+        // A packet on the wire already carries the index of its next link
+        // (`on_link_arrive`): written into its new place after the copy, not
+        // into `pkt` before it, where the copy's 16-byte loads would span this
+        // 2-byte store and stall (perf: 10% of run_observed's samples).
+        let hop = pkt.hop + 1;
+        link.pipe.push_back(&mut self.slots, arrive, pkt).hop = hop;
         if was_empty {
             self.queue.schedule(arrive, Event::LinkArrive(l));
         }
@@ -662,7 +667,7 @@ impl Simulator {
     fn on_link_arrive(&mut self, now: SimTime, l: LinkId) {
         let link = &mut self.links[l.index()];
         debug_assert_eq!(link.pipe.front_at(), Some(now), "pipe head time mismatch");
-        let mut pkt = link
+        let pkt = link
             .pipe
             .pop_front(&mut self.slots)
             .expect("arrival event with empty pipe");
@@ -670,8 +675,13 @@ impl Simulator {
         if let Some(next) = link.pipe.front_at() {
             self.queue.schedule(next, Event::LinkArrive(l));
         }
-        self.trace(now, l, TraceKind::Arrive, &pkt);
-        pkt.hop += 1;
+        if let Some(t) = &mut self.tracer {
+            // The tracer sees the packet on the link it arrives from.
+            let mut p = pkt;
+            p.hop -= 1;
+            t.on_event(now, l, TraceKind::Arrive, &p);
+        }
+        // `hop` was advanced when the packet left the serializer (`start_tx`).
         let route = &self.routes[pkt.route.index()];
         if let Some(&next) = route.get(usize::from(pkt.hop)) {
             self.link_enqueue(now, next, pkt);

@@ -46,15 +46,21 @@ impl Pipe {
     }
 
     /// Append a packet arriving at `at` (the latest to arrive; `at` is a real
-    /// instant, before [`SimTime::MAX`]).
+    /// instant, before [`SimTime::MAX`]); returns the stored packet.
     #[inline]
-    pub(super) fn push_back(&mut self, slots: &mut Slots, at: SimTime, pkt: Packet) {
+    pub(super) fn push_back<'a>(
+        &'a mut self,
+        slots: &'a mut Slots,
+        at: SimTime,
+        pkt: Packet,
+    ) -> &'a mut Packet {
         debug_assert!(at < SimTime::MAX);
         if self.is_empty() {
             self.head_at = at;
             self.head = pkt;
+            &mut self.head
         } else {
-            slots.push(&mut self.rest, at, pkt);
+            slots.push(&mut self.rest, at, pkt)
         }
     }
 

@@ -79,9 +79,9 @@ impl Default for Slots {
 }
 
 impl Slots {
-    /// Append `(time, pkt)` to `q`.
+    /// Append `(time, pkt)` to `q`; returns the stored packet.
     #[inline]
-    pub(super) fn push(&mut self, q: &mut Fifo, time: SimTime, pkt: Packet) {
+    pub(super) fn push(&mut self, q: &mut Fifo, time: SimTime, pkt: Packet) -> &mut Packet {
         let i = self.free;
         let i = if i == NIL {
             self.grow(time, pkt)
@@ -100,6 +100,7 @@ impl Slots {
         }
         q.tail = i;
         q.len += 1;
+        &mut self.slots[i as usize].pkt
     }
 
     /// A new slot holding `(time, pkt)`: the network holds more packets than
