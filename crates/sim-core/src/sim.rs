@@ -648,9 +648,10 @@ impl Simulator {
                 .stats
                 .advance(now, link.queue.len() as u32, link.backlog_bytes);
         }
-        let Some((enq, pkt)) = self.slots.pop(&mut link.queue) else {
+        let Some((enq, _)) = self.slots.front(&link.queue) else {
             return;
         };
+        let pkt = self.slots.pop(&mut link.queue);
         link.backlog_bytes -= u64::from(pkt.size);
         if measuring {
             link.cold.stats.record_qdelay(now - enq);
@@ -667,10 +668,7 @@ impl Simulator {
     fn on_link_arrive(&mut self, now: SimTime, l: LinkId) {
         let link = &mut self.links[l.index()];
         debug_assert_eq!(link.pipe.front_at(), Some(now), "pipe head time mismatch");
-        let pkt = link
-            .pipe
-            .pop_front(&mut self.slots)
-            .expect("arrival event with empty pipe");
+        let pkt = link.pipe.pop_front(&mut self.slots);
         link.delivered.add(pkt.size);
         if let Some(next) = link.pipe.front_at() {
             self.queue.schedule(next, Event::LinkArrive(l));

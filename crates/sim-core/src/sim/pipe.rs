@@ -64,17 +64,16 @@ impl Pipe {
         }
     }
 
-    /// Remove the packet that arrives first.
+    /// Remove the packet that arrives first; the pipe must not be empty.
+    /// (Not an `Option<Packet>`: see [`Slots::pop`].)
     #[inline]
-    pub(super) fn pop_front(&mut self, slots: &mut Slots) -> Option<Packet> {
-        if self.is_empty() {
-            return None;
-        }
+    pub(super) fn pop_front(&mut self, slots: &mut Slots) -> Packet {
+        assert!(!self.is_empty(), "pop from an empty pipe");
         let p = self.head;
         self.head_at = slots
             .pop_into(&mut self.rest, &mut self.head)
             .unwrap_or(SimTime::MAX);
-        Some(p)
+        p
     }
 
     /// When the first packet arrives, if one is on the wire.
@@ -109,16 +108,17 @@ mod tests {
     fn the_pipe_is_a_fifo_across_the_inline_head() {
         let mut s = Slots::default();
         let mut q = Pipe::default();
-        assert!(q.is_empty() && q.pop_front(&mut s).is_none());
+        assert!(q.is_empty());
         for k in 0..3 {
             q.push_back(&mut s, SimTime::from_ps(k), p(k));
         }
         assert_eq!(q.front_at(), Some(SimTime::ZERO));
         assert_eq!(q.iter(&s).map(|x| x.1.seq).collect::<Vec<_>>(), [0, 1, 2]);
-        assert_eq!(q.pop_front(&mut s).unwrap().seq, 0);
+        assert_eq!(q.pop_front(&mut s).seq, 0);
         assert_eq!(q.front_at(), Some(SimTime::from_ps(1)));
         q.push_back(&mut s, SimTime::from_ps(3), p(3));
-        let order: Vec<u64> = std::iter::from_fn(|| q.pop_front(&mut s).map(|x| x.seq)).collect();
+        let order: Vec<u64> =
+            std::iter::from_fn(|| (!q.is_empty()).then(|| q.pop_front(&mut s).seq)).collect();
         assert_eq!(order, [1, 2, 3]);
         assert!(q.is_empty() && q.front_at().is_none());
     }
