@@ -416,7 +416,11 @@ impl Simulator {
         f(slot.ep.as_mut(), &mut ctx);
         let (fid, route) = (slot.flow, slot.route);
         self.arm_endpoint_timer(e);
-        for mut pkt in out.drain(..) {
+        // By index, not `out.drain(..)`, whose `Option<Packet>` copies the
+        // packet in overlapping moves that the next copy reads across (see
+        // `Slots::pop`).
+        for i in 0..out.len() {
+            let mut pkt = out[i];
             pkt.flow = fid;
             pkt.route = route;
             pkt.hop = 0;
@@ -444,6 +448,7 @@ impl Simulator {
             let first = self.routes[route.index()][0];
             self.link_enqueue(now, first, pkt);
         }
+        out.clear();
         self.outbox = out;
         if self.flows[fid.index()].finished.is_some() {
             self.try_close(now, fid);

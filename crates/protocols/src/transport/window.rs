@@ -390,13 +390,14 @@ impl WindowSender {
     /// Emit the segment at `seq`. Bytes below `snd_max` are retransmissions.
     fn transmit(&mut self, seq: u64, ctx: &mut EndpointCtx) -> u64 {
         let len = self.seg_len(seq);
-        let mut p = Packet::new(
+        let now = ctx.now();
+        let p = ctx.send_in_place(Packet::new(
             ctx.flow(),
             RouteId::default(),
             PacketKind::Data,
             len as u32,
-            ctx.now(),
-        );
+            now,
+        ));
         p.seq = seq;
         if seq < self.snd_max {
             p.flags.insert(Flags::RETX);
@@ -410,8 +411,7 @@ impl WindowSender {
         if seq + len == self.end && self.next_write.is_none() {
             p.flags.insert(Flags::FIN);
         }
-        self.cc.stamp(ctx.now(), len as u32, &mut p.cc);
-        ctx.send(p);
+        self.cc.stamp(now, len as u32, &mut p.cc);
         if let Some(pacer) = &mut self.pacer {
             let stretch = if self.pacing_jitter > 0.0 {
                 self.pacing_jitter * ctx.rng().random_range(-1.0..=1.0)
