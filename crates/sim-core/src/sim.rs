@@ -416,11 +416,11 @@ impl Simulator {
         f(slot.ep.as_mut(), &mut ctx);
         let (fid, route) = (slot.flow, slot.route);
         self.arm_endpoint_timer(e);
-        // By index, not `out.drain(..)`, whose `Option<Packet>` copies the
-        // packet in overlapping moves that the next copy reads across (see
-        // `Slots::pop`).
-        for i in 0..out.len() {
-            let mut pkt = out[i];
+        // By reference, not `out.drain(..)`, whose `Option<Packet>` copies
+        // the packet in overlapping moves that the next copy reads across
+        // (see `Slots::pop`).
+        for p in &out {
+            let mut pkt = *p;
             pkt.flow = fid;
             pkt.route = route;
             pkt.hop = 0;
