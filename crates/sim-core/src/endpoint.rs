@@ -143,6 +143,17 @@ impl<'a> EndpointCtx<'a> {
     pub fn send(&mut self, pkt: Packet) {
         self.out.push(pkt);
     }
+    /// Emit `pkt` and return it, in its place in the outbox, to be filled in
+    /// further ([`EndpointCtx::send`] otherwise). A packet built field by
+    /// field and then copied whole is read back across its narrow stores (a
+    /// store-forwarding stall, 40% of the window sender's `transmit` under
+    /// perf); built in its place, it is copied only when the engine takes it.
+    #[inline]
+    pub fn send_in_place(&mut self, pkt: Packet) -> &mut Packet {
+        self.out.push(pkt);
+        let last = self.out.len() - 1;
+        &mut self.out[last]
+    }
     /// The endpoint's timer deadline (one per endpoint; multiplex inside).
     #[inline]
     pub fn deadline(&self) -> Option<SimTime> {

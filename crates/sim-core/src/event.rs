@@ -173,16 +173,31 @@ impl EventQueue {
 
     /// Insert `e`, which is in the front interval, after every front event not
     /// later than it.
+    ///
+    /// The events it passes are found by comparing with `e`, held in registers,
+    /// and shifted up one place; `e` is written once, at its place. (Pushing
+    /// `e` and sifting it back re-read it from memory at once, a 16-byte load
+    /// over the push's stores that stalled store forwarding: 8% of the B1
+    /// loop's samples under perf sat on that load.)
     #[inline(always)]
     fn insert_front(&mut self, e: Entry) {
         if self.front.len() == self.front.capacity() {
             self.make_room();
         }
+        let s = &self.front[self.head..];
+        let mut k = s.len();
+        while k > 0 && s[k - 1].time > e.time {
+            k -= 1;
+        }
+        let passed = s.len() - k;
         self.front.push(e);
-        let s = &mut self.front[self.head..];
-        let last = s.len() - 1;
-        if sift_back(s, last) >= SCAN_MAX {
-            self.spill();
+        if passed > 0 {
+            let s = &mut self.front[self.head + k..];
+            s.copy_within(0..passed, 1);
+            s[0] = e;
+            if passed >= SCAN_MAX {
+                self.spill();
+            }
         }
     }
 

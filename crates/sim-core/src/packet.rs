@@ -344,7 +344,8 @@ pub struct Packet {
     pub flow: FlowId,
     /// The route it follows; the route ends at the destination endpoint.
     pub route: RouteId,
-    /// Index of the link it is on (or about to enter) within its route.
+    /// Index of the link it is on (or about to enter) within its route; on a
+    /// link's wire (between serializer and far end) already the next link's.
     pub hop: u16,
     /// Data, ACK or control.
     pub kind: PacketKind,

@@ -364,7 +364,7 @@ impl Simulator {
         match self.queue.peek_front() {
             Some(Event::LinkArrive(n)) => {
                 let l = &self.links[n.index()];
-                std::hint::black_box(l.pipe.front().map(|x| x.0));
+                std::hint::black_box(l.pipe.front_at());
             }
             Some(Event::LinkTxDone(n)) => {
                 let l = &self.links[n.index()];
@@ -452,7 +452,11 @@ impl Simulator {
         f(slot.ep.as_mut(), &mut ctx);
         let (fid, route) = (slot.flow, slot.route);
         self.arm_endpoint_timer(e);
-        for mut pkt in out.drain(..) {
+        // By reference, not `out.drain(..)`, whose `Option<Packet>` copies
+        // the packet in overlapping moves that the next copy reads across
+        // (see `Slots::pop`).
+        for p in &out {
+            let mut pkt = *p;
             pkt.flow = fid;
             pkt.route = route;
             pkt.hop = 0;
@@ -480,6 +484,7 @@ impl Simulator {
             let first = self.routes[route.index()][0];
             self.link_enqueue(now, first, pkt);
         }
+        out.clear();
         self.outbox = out;
         if self.flows[fid.index()].finished.is_some() {
             self.on_flow_finished(now, fid);
@@ -659,7 +664,12 @@ impl Simulator {
         let link = &mut self.links[l.index()];
         let arrive = done + link.delay;
         let was_empty = link.pipe.is_empty();
-        link.pipe.push_back(&mut self.slots, (arrive, pkt));
+        // A packet on the wire already carries the index of its next link
+        // (`on_link_arrive`): written into its new place after the copy, not
+        // into `pkt` before it, where the copy's 16-byte loads would span this
+        // 2-byte store and stall (perf: 10% of run_observed's samples).
+        let hop = pkt.hop + 1;
+        link.pipe.push_back(&mut self.slots, arrive, pkt).hop = hop;
         if was_empty {
             self.queue.schedule(arrive, Event::LinkArrive(l));
         }
@@ -680,9 +690,10 @@ impl Simulator {
                 .stats
                 .advance(now, link.queue.len() as u32, link.backlog_bytes);
         }
-        let Some((enq, pkt)) = self.slots.pop(&mut link.queue) else {
+        let Some((enq, _)) = self.slots.front(&link.queue) else {
             return;
         };
+        let pkt = self.slots.pop(&mut link.queue);
         link.backlog_bytes -= u64::from(pkt.size);
         if measuring {
             link.cold.stats.record_qdelay(now - enq);
@@ -698,17 +709,19 @@ impl Simulator {
 
     fn on_link_arrive(&mut self, now: SimTime, l: LinkId) {
         let link = &mut self.links[l.index()];
-        let (t, mut pkt) = link
-            .pipe
-            .pop_front(&mut self.slots)
-            .expect("arrival event with empty pipe");
-        debug_assert_eq!(t, now, "pipe head time mismatch");
+        debug_assert_eq!(link.pipe.front_at(), Some(now), "pipe head time mismatch");
+        let pkt = link.pipe.pop_front(&mut self.slots);
         link.delivered.add(pkt.size);
-        if let Some(&(next, _)) = link.pipe.front() {
+        if let Some(next) = link.pipe.front_at() {
             self.queue.schedule(next, Event::LinkArrive(l));
         }
-        self.trace(now, l, TraceKind::Arrive, &pkt);
-        pkt.hop += 1;
+        if let Some(t) = &mut self.tracer {
+            // The tracer sees the packet on the link it arrives from.
+            let mut p = pkt;
+            p.hop -= 1;
+            t.on_event(now, l, TraceKind::Arrive, &p);
+        }
+        // `hop` was advanced when the packet left the serializer (`start_tx`).
         let route = &self.routes[pkt.route.index()];
         if let Some(&next) = route.get(usize::from(pkt.hop)) {
             self.link_enqueue(now, next, pkt);

@@ -205,13 +205,38 @@ impl TcpSink {
     }
 
     fn ack_now(&mut self, echo: SimTime, ctx: &mut EndpointCtx) {
-        let mut a = Packet::new(
+        let now = ctx.now();
+        let template = Packet::new(
             ctx.flow(),
             RouteId::default(),
             PacketKind::Ack,
             self.ack_size,
-            ctx.now(),
+            now,
         );
+        self.pending = 0;
+        if self.delay.is_none() {
+            // Built in its place in the outbox (`EndpointCtx::send_in_place`).
+            self.fill_ack(ctx.send_in_place(template), echo);
+            if self.delack_deadline.take().is_some() {
+                ctx.set_deadline(None);
+            }
+            return;
+        }
+        // Through the ACK queue; the delayed ACK (if any) is covered by this one.
+        let mut a = template;
+        self.fill_ack(&mut a, echo);
+        self.delack_deadline = None;
+        let q = self.delay.as_deref_mut().expect("checked above");
+        q.push(a, now, ctx.rng());
+        while let Some(p) = q.pop_due(now) {
+            ctx.send(p);
+        }
+        ctx.set_deadline(q.next_release());
+    }
+
+    /// Write the acknowledgement, echoes and SACK option into ACK `a`.
+    #[inline]
+    fn fill_ack(&mut self, a: &mut Packet, echo: SimTime) {
         a.ack = self.rcv_nxt;
         a.echo = echo;
         a.cc = self.last_cc;
@@ -224,22 +249,6 @@ impl TcpSink {
         }
         if self.ece {
             a.flags.insert(Flags::ECE);
-        }
-        self.pending = 0;
-        if let Some(q) = self.delay.as_deref_mut() {
-            // Through the ACK queue; the delayed ACK (if any) is covered by this one.
-            self.delack_deadline = None;
-            let now = ctx.now();
-            q.push(a, now, ctx.rng());
-            while let Some(p) = q.pop_due(now) {
-                ctx.send(p);
-            }
-            ctx.set_deadline(q.next_release());
-            return;
-        }
-        ctx.send(a);
-        if self.delack_deadline.take().is_some() {
-            ctx.set_deadline(None);
         }
     }
 
