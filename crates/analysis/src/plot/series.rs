@@ -291,6 +291,16 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
             }
         }
     } else {
+        // Links whose mean queue or rate is below 2 % of the busiest link's
+        // (a dumbbell's access links beside its bottleneck) would only draw a
+        // line along zero.
+        let peak = |s: &SubjectData| {
+            s.points.iter().map(|p| p.2).sum::<f64>() / s.points.len().max(1) as f64
+        };
+        let top = subjects.iter().map(|s| peak(s)).fold(0.0, f64::max);
+        let before = subjects.len();
+        subjects.retain(|s| peak(s) >= 0.02 * top);
+        hidden += before - subjects.len();
         if subjects.len() > MAX_LINES {
             // The busiest links by mean value.
             let mean = |s: &SubjectData| {
@@ -394,6 +404,10 @@ impl SeriesChart {
                 count[usize::from(!upper) * 2 + usize::from(!right)] += 1;
             }
         }
+        if self.warmup_s.is_some() {
+            // The upper left holds the warm-up label.
+            count[1] = usize::MAX;
+        }
         let best = (0..4).min_by_key(|&i| (count[i], i)).unwrap_or(0);
         [
             SeriesLabelPosition::UpperRight,
@@ -418,12 +432,19 @@ impl Chart for SeriesChart {
         let (mut x0, mut x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
             (a.min(p.0), b.max(p.0))
         });
-        let (mut y0, mut y1) = all()
-            .flat_map(|p| [p.1, p.2, p.3])
+        // The axis is set by the means; a band (wide where few replications
+        // agree, e.g. slow start) may reach half as far again, and is clipped.
+        let (mut y0, ymean) = all()
+            .map(|p| p.1)
             .filter(|v| v.is_finite())
             .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
                 (a.min(v), b.max(v))
             });
+        let yband = all()
+            .map(|p| p.3)
+            .filter(|v| v.is_finite())
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut y1 = ymean.max(yband.min(1.5 * ymean));
         if !(x0.is_finite() && y0.is_finite()) {
             (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
         }
@@ -491,7 +512,7 @@ impl Chart for SeriesChart {
             }
             let band = |p: &(f64, f64, f64, f64), up: bool| {
                 let v = if up { p.3 } else { p.2 };
-                (p.0, if v.is_finite() { v } else { p.1 })
+                (p.0, if v.is_finite() { v } else { p.1 }.clamp(y0, y1))
             };
             let mut poly: Vec<(f64, f64)> = pts.iter().map(|p| band(p, true)).collect();
             poly.extend(pts.iter().rev().map(|p| band(p, false)));
