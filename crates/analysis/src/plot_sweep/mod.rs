@@ -427,8 +427,8 @@ impl SweepChart {
         self.lines.iter().flat_map(|l| l.points.iter())
     }
 
-    /// The x range: padded, and on a log axis extended down to a power of ten so
-    /// that the axis has at least one labelled tick.
+    /// The x range: padded, and on a log axis extended down to a 1-2-5 value
+    /// so that the axis has at least one labelled tick.
     fn x_range(&self) -> (f64, f64) {
         let (lo, hi) = self
             .points()
@@ -436,8 +436,16 @@ impl SweepChart {
                 (a.min(p.0), b.max(p.0))
             });
         if self.log && lo > 0.0 && hi.is_finite() {
+            // Down to the 1-2-5 value below the padded minimum: a labelled
+            // tick without a decade of empty axis.
+            let lo = lo / 1.15;
             let decade = 10f64.powf(lo.log10().floor());
-            return ((lo / 1.15).min(decade), hi * 1.15);
+            let tick = [5.0, 2.0, 1.0]
+                .iter()
+                .map(|m| m * decade)
+                .find(|&t| t <= lo * (1.0 + 1e-9))
+                .unwrap_or(decade);
+            return (tick, hi * 1.15);
         }
         if !self.ticks.is_empty() {
             return (lo - 0.5, hi + 0.5);
