@@ -173,6 +173,9 @@ fn flow_number(s: &str) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
+/// `(time, mean, lo, hi)` of a line.
+type Point = (f64, f64, f64, f64);
+
 /// Per time: the replications' values, in time order.
 type ByTime = BTreeMap<u64, Vec<f64>>;
 
@@ -423,7 +426,7 @@ impl Chart for SeriesChart {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
         root.fill(&WHITE).map_err(e)?;
-        let lines: Vec<(&str, Vec<(f64, f64, f64, f64)>)> = self
+        let lines: Vec<(&str, Vec<Point>)> = self
             .lines
             .iter()
             .map(|l| (l.label.as_str(), thin(&l.points)))

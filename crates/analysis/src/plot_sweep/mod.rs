@@ -312,9 +312,11 @@ fn charts(m: &Manifest, rows: &Rows, references: &[Reference]) -> Vec<SweepChart
             .collect();
         // A metric that is zero at every point (no drops, no marks) says
         // nothing a chart could show.
-        let zero = lines
-            .iter()
-            .all(|l| l.points.iter().all(|p| p.1 == 0.0 && !(p.2.abs() > 0.0)));
+        let zero = lines.iter().all(|l| {
+            l.points
+                .iter()
+                .all(|p| p.1 == 0.0 && (p.2 == 0.0 || p.2.is_nan()))
+        });
         if lines.is_empty() || zero {
             continue;
         }
