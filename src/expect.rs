@@ -374,7 +374,7 @@ pub(crate) fn display_unit(metric: &str) -> (f64, &'static str) {
 /// `1 ± 2.6654e-5`).
 pub(crate) fn pm(m: f64, h: f64) -> (String, String) {
     let a = m.abs();
-    if a != 0.0 && (a >= 1e6 || a < 1e-3) {
+    if a != 0.0 && !(1e-3..1e6).contains(&a) {
         return (g(m), g(h));
     }
     let d = if a == 0.0 {
