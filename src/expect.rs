@@ -162,13 +162,19 @@ pub fn reference_word(r: Reference) -> &'static str {
     }
 }
 
+/// The reference value in its display unit (`95%` for a utilisation of 0.95).
+fn shown(e: &Expect) -> String {
+    let (k, unit) = display_unit(&e.metric);
+    format!("{}{unit}", g(e.value * k))
+}
+
 fn judge(e: &Expect, mean: f64, half: f64) -> (bool, String) {
     if !mean.is_finite() {
         return (false, "netsim value is not finite".into());
     }
     match e.op {
-        ExpectOp::AtLeast => (mean >= e.value, format!(">= {}", e.value)),
-        ExpectOp::AtMost => (mean <= e.value, format!("<= {}", e.value)),
+        ExpectOp::AtLeast => (mean >= e.value, format!(">= {}", shown(e))),
+        ExpectOp::AtMost => (mean <= e.value, format!("<= {}", shown(e))),
         ExpectOp::Approx => {
             let mut allowed = 0.0f64;
             let mut parts = Vec::new();
@@ -213,13 +219,18 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
         let e = &v.expect;
         let got = match v.got {
             _ if v.text.is_some() => v.text.as_ref().map(|t| t.1.clone()).unwrap_or_default(),
-            Some((m, h, n)) if n > 1 && h.is_finite() => format!(
-                "{} ± {} ({}%)",
-                g(m),
-                g(h),
-                g(e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL) * 100.0)
-            ),
-            Some((m, _, _)) => format!("{} (n=1)", g(m)),
+            Some((m, h, n)) if n > 1 && h.is_finite() => {
+                let (k, unit) = display_unit(&e.metric);
+                let (m, h) = pm(m * k, h * k);
+                format!(
+                    "{m}{unit} ± {h}{unit} ({}%)",
+                    g(e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL) * 100.0)
+                )
+            }
+            Some((m, _, _)) => {
+                let (k, unit) = display_unit(&e.metric);
+                format!("{}{unit} (n=1)", g(m * k))
+            }
             None => "-".into(),
         };
         rows.push([
@@ -247,7 +258,13 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
                 (Some(d), None) => format!("{} {}/{} {}", e.scope, e.subject, d, e.metric),
             },
             e.source.clone(),
-            v.text.as_ref().map_or_else(|| g(e.value), |t| t.0.clone()),
+            v.text.as_ref().map_or_else(
+                || {
+                    let (k, unit) = display_unit(&e.metric);
+                    format!("{}{unit}", g(e.value * k))
+                },
+                |t| t.0.clone(),
+            ),
             got,
             v.rule.clone(),
             e.kind.word().into(),
@@ -340,6 +357,36 @@ pub fn tally(verdicts: &[&Verdict]) -> String {
     parts.join("; ")
 }
 
+/// The scale and unit suffix a metric is printed in: utilisation as a
+/// percentage (as in the report and the charts; the tables and the
+/// scenario's `value` keep the fraction), everything else as is.
+pub(crate) fn display_unit(metric: &str) -> (f64, &'static str) {
+    if metric == "utilisation" {
+        (100.0, "%")
+    } else {
+        (1.0, "")
+    }
+}
+
+/// A mean and its half-width with the same number of decimals: those that
+/// give the mean four significant digits (at most six), never scientific
+/// notation for a half-width far smaller than its mean (`100.0 ± 0.0`, not
+/// `1 ± 2.6654e-5`).
+pub(crate) fn pm(m: f64, h: f64) -> (String, String) {
+    let a = m.abs();
+    if a != 0.0 && !(1e-3..1e6).contains(&a) {
+        return (g(m), g(h));
+    }
+    let d = if a == 0.0 {
+        3
+    } else {
+        (3 - a.log10().floor() as i32).clamp(0, 6) as usize
+    };
+    (format!("{m:.d$}"), format!("{h:.d$}"))
+}
+
+/// A number with four decimals, trailing zeros dropped; scientific notation
+/// outside 1e-3 .. 1e6.
 pub(crate) fn g(x: f64) -> String {
     if x != 0.0 && (x.abs() >= 1e6 || x.abs() < 1e-3) {
         format!("{x:.4e}")
@@ -354,6 +401,15 @@ pub(crate) fn g(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mean_and_its_half_width_share_their_decimals_and_utilisation_is_a_percentage() {
+        assert_eq!(display_unit("utilisation"), (100.0, "%"));
+        assert_eq!(display_unit("goodput_bps"), (1.0, ""));
+        assert_eq!(pm(100.0, 2.6654e-3), ("100.0".into(), "0.0".into()));
+        assert_eq!(pm(0.25, 0.0123), ("0.2500".into(), "0.0123".into()));
+        assert_eq!(pm(1234.4, 12.0), ("1234".into(), "12".into()));
+    }
 
     fn exp(op: ExpectOp, value: f64, tol: Option<f64>, ref_ci: Option<f64>) -> Expect {
         Expect {

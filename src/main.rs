@@ -101,6 +101,10 @@ enum Cmd {
         /// (comma-separated; default: those with non-numeric values).
         #[arg(long, value_delimiter = ',', requires = "x")]
         by: Option<Vec<String>>,
+        /// Runs: draw the time series of this replication alone instead of
+        /// the mean across replications with its 95% band.
+        #[arg(long, conflicts_with = "x")]
+        replication: Option<u32>,
     },
     /// Run every [[expect]] of a paper's scenario folder; print one table.
     Reproduce {
@@ -253,9 +257,15 @@ fn main() -> ExitCode {
             format: a.format.format(),
             submit: a.submit,
         }),
-        Cmd::Plot { dir, x, y, by } => match (x, y) {
+        Cmd::Plot {
+            dir,
+            x,
+            y,
+            by,
+            replication,
+        } => match (x, y) {
             (Some(x), Some(y)) => cmd_plot_xy(&dir, &x, &y, by.as_deref()),
-            _ => cmd_plot(&dir),
+            _ => cmd_plot(&dir, replication),
         },
         Cmd::Reproduce {
             dir,
@@ -432,7 +442,13 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         written.extend(t.write_hosts(&resolved)?);
     }
     if a.plot {
-        written.extend(analysis::plot::plot_all(&out_dir, &metrics).map_err(|e| e.to_string())?);
+        let opts = analysis::plot::SeriesOptions {
+            warmup_s: Some(resolved.scenario.run.warmup.as_secs_f64()),
+            replication: None,
+        };
+        written.extend(
+            analysis::plot::plot_all(&out_dir, &metrics, &opts).map_err(|e| e.to_string())?,
+        );
     }
 
     let mut body = analysis::report::render_report(&metrics);
@@ -602,7 +618,7 @@ fn cmd_plot_xy(
     Ok(ExitCode::SUCCESS)
 }
 
-fn cmd_plot(dir: &Path) -> Result<ExitCode, String> {
+fn cmd_plot(dir: &Path, replication: Option<u32>) -> Result<ExitCode, String> {
     let files = if analysis::campaign::is_campaign(dir) {
         // The laws its `[[sweep.expect]]` entries check, drawn beside the
         // curves (a store whose scenario no longer parses is drawn without).
@@ -611,7 +627,17 @@ fn cmd_plot(dir: &Path) -> Result<ExitCode, String> {
             .unwrap_or_default();
         analysis::plot_sweep::plot_campaign_with(dir, &refs)
     } else {
-        analysis::plot::plot_dir(dir)
+        // The warm-up from the run's resolved scenario (unmarked without one).
+        let warmup_s = load(&dir.join("scenario.resolved.toml"))
+            .ok()
+            .map(|r| r.scenario.run.warmup.as_secs_f64());
+        analysis::plot::plot_dir(
+            dir,
+            &analysis::plot::SeriesOptions {
+                warmup_s,
+                replication,
+            },
+        )
     }
     .map_err(|e| e.to_string())?;
     let list: String = files.iter().map(|f| format!("{}\n", f.display())).collect();

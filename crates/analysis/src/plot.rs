@@ -1,10 +1,9 @@
-//! Charts: time series of replication 0 and summary bars with CI whiskers.
+//! Charts: time series (mean across replications with a 95 % band) and
+//! summary bars with CI whiskers.
 //!
 //! - One time-series chart per (subject kind, metric): `series_flow_cwnd_bytes`,
-//!   `series_link_queue_pkts`, ..., one line per flow or link, replication 0 only
-//!   (several replications on one chart hide more than they show). Lines with many
-//!   points are thinned to the minimum and maximum of each of [`MAX_POINTS`]/2
-//!   buckets, which keeps every spike.
+//!   `series_link_queue_pkts`, ...: see [`series`] for the lines, the band, the
+//!   warm-up shading and [`SeriesOptions`].
 //! - `summary_goodput`: mean goodput per flow of each group, 95 % CI whiskers.
 //! - `summary_utilisation`: utilisation of each notable link (see
 //!   [`Metrics::notable_links`]), 95 % CI whiskers.
@@ -25,7 +24,7 @@ use polars::prelude::DataFrame;
 use sim_core::Subject;
 
 use crate::error::AnalysisError;
-use crate::metrics::{notable, LinkLoad, Metrics, Scope};
+use crate::metrics::{flow_of, notable, LinkLoad, Metrics, Scope};
 use crate::read::{find_table, floats, read_table, rows_from_table, strings};
 use crate::stats::Summary;
 use crate::summary::SummaryRow;
@@ -58,33 +57,8 @@ impl PlotFormat {
 const SIZE: (u32, u32) = (1024, 640);
 /// Most points drawn per line before thinning.
 pub const MAX_POINTS: usize = 4000;
-/// Most lines that get a legend entry (beyond it the legend would hide the plot).
-const MAX_LEGEND: usize = 12;
 /// The font family every text element uses.
 pub(crate) const FONT: &str = "sans-serif";
-
-/// One line of a time-series chart.
-#[derive(Clone, Debug, PartialEq)]
-struct Line {
-    subject: String,
-    points: Vec<(f64, f64)>,
-}
-
-/// One time-series chart: one metric of one kind of subject.
-#[derive(Clone, Debug, PartialEq)]
-struct SeriesChart {
-    kind: String,
-    metric: String,
-    lines: Vec<Line>,
-    /// Lines left out because they are zero throughout.
-    hidden: usize,
-}
-
-impl SeriesChart {
-    fn file_stem(&self) -> String {
-        format!("series_{}_{}", safe(&self.kind), safe(&self.metric))
-    }
-}
 
 /// A name made safe for a file name.
 pub(crate) fn safe(s: &str) -> String {
@@ -109,150 +83,14 @@ pub(crate) fn axis(metric: &str) -> (String, f64) {
         (n, "kB", 1e-3)
     } else if let Some(n) = metric.strip_suffix("_pkts") {
         (n, "packets", 1.0)
+    } else if metric == "utilisation" {
+        // One unit per quantity: utilisation is a percentage on every chart
+        // (the tables keep the fraction).
+        return ("utilisation (%)".to_string(), 100.0);
     } else {
         return (metric.replace('_', " "), 1.0);
     };
     (format!("{} ({unit})", name.replace('_', " ")), k)
-}
-
-/// Time-series charts under construction, with an index of each chart's
-/// lines by subject: adding a point costs the same however many lines there
-/// are.
-#[derive(Default)]
-struct ChartSet {
-    charts: Vec<SeriesChart>,
-    /// Per chart: line index by subject.
-    lines: Vec<HashMap<String, usize>>,
-}
-
-impl ChartSet {
-    /// Append a point to the line of `(kind, metric, subject)`, creating chart
-    /// and line in first-seen order.
-    fn push(&mut self, kind: &str, metric: &str, subject: &str, p: (f64, f64)) {
-        // A handful of (kind, metric) charts: a scan is cheapest.
-        let ci = match self
-            .charts
-            .iter()
-            .position(|c| c.kind == kind && c.metric == metric)
-        {
-            Some(i) => i,
-            None => {
-                self.charts.push(SeriesChart {
-                    kind: kind.into(),
-                    metric: metric.into(),
-                    lines: Vec::new(),
-                    hidden: 0,
-                });
-                self.lines.push(HashMap::new());
-                self.charts.len() - 1
-            }
-        };
-        let lines = &mut self.charts[ci].lines;
-        let li = match self.lines[ci].get(subject) {
-            Some(&i) => i,
-            None => {
-                lines.push(Line {
-                    subject: subject.into(),
-                    points: Vec::new(),
-                });
-                self.lines[ci].insert(subject.to_string(), lines.len() - 1);
-                lines.len() - 1
-            }
-        };
-        if p.0.is_finite() && p.1.is_finite() {
-            lines[li].points.push(p);
-        }
-    }
-}
-
-/// The charts of replication 0 of the set of `m`.
-fn charts_from_runs(m: &Metrics<'_>) -> Vec<SeriesChart> {
-    let mut charts = ChartSet::default();
-    if let Some(run) = m.set().first_run() {
-        let labels = Labels::new(m);
-        for p in &run.series {
-            let (kind, subject) = match p.subject {
-                Subject::Flow(f) => (
-                    "flow",
-                    labels
-                        .flows
-                        .get(f.index())
-                        .map_or_else(|| Cow::Owned(f.to_string()), |s| Cow::Borrowed(s.as_str())),
-                ),
-                Subject::Link(l) => ("link", labels.link(l)),
-            };
-            charts.push(kind, p.metric, &subject, (p.time, p.value));
-        }
-    }
-    charts.charts
-}
-
-/// The charts of the lowest replication in a `series` table.
-fn charts_from_table(df: &DataFrame) -> Result<Vec<SeriesChart>, AnalysisError> {
-    let rep = floats(df, "replication")?;
-    let time = floats(df, "time_s")?;
-    let value = floats(df, "value")?;
-    let kind = strings(df, "subject_kind")?;
-    let subject = strings(df, "subject")?;
-    let metric = strings(df, "metric")?;
-    let first = rep.iter().copied().fold(f64::INFINITY, f64::min);
-    let mut charts = ChartSet::default();
-    for i in (0..df.height()).filter(|&i| rep[i] == first) {
-        charts.push(&kind[i], &metric[i], &subject[i], (time[i], value[i]));
-    }
-    Ok(charts.charts)
-}
-
-/// Order flow lines by flow id (`f2` before `f10`), not by when each flow first
-/// reported (links keep the engine's id order), and leave out lines that are zero
-/// throughout when another line is not: the idle access links of a dumbbell
-/// would otherwise bury the bottleneck's queue and crowd out the legend.
-fn tidy(charts: &mut [SeriesChart]) {
-    for c in charts.iter_mut() {
-        if c.kind == "flow" {
-            c.lines.sort_by_key(|l| {
-                l.subject
-                    .strip_prefix('f')
-                    .and_then(|n| n.parse::<u64>().ok())
-                    .unwrap_or(u64::MAX)
-            });
-        }
-        let zero = |l: &Line| l.points.iter().all(|p| p.1 == 0.0);
-        if c.lines.iter().any(|l| !zero(l)) {
-            let before = c.lines.len();
-            c.lines.retain(|l| !zero(l));
-            c.hidden += before - c.lines.len();
-        }
-    }
-}
-
-/// At most [`MAX_POINTS`] points: the minimum and maximum of equal-count buckets,
-/// in time order.
-fn thin(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
-    if points.len() <= MAX_POINTS {
-        return points.to_vec();
-    }
-    let buckets = MAX_POINTS / 2;
-    let mut out = Vec::with_capacity(MAX_POINTS);
-    for b in 0..buckets {
-        let lo = b * points.len() / buckets;
-        let hi = ((b + 1) * points.len() / buckets).max(lo + 1);
-        let chunk = &points[lo..hi];
-        let (mut imin, mut imax) = (0, 0);
-        for (i, p) in chunk.iter().enumerate() {
-            if p.1 < chunk[imin].1 {
-                imin = i;
-            }
-            if p.1 > chunk[imax].1 {
-                imax = i;
-            }
-        }
-        out.push(chunk[imin.min(imax)]);
-        if imin != imax {
-            out.push(chunk[imin.max(imax)]);
-        }
-    }
-    out
 }
 
 /// Register the embedded DejaVu font once; false if it could not be parsed.
@@ -315,89 +153,6 @@ pub(crate) fn render(
         out.push(path);
     }
     Ok(out)
-}
-
-impl Chart for SeriesChart {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        let e = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
-        root.fill(&WHITE).map_err(e)?;
-        let (ydesc, k) = axis(&self.metric);
-        let lines: Vec<(String, Vec<(f64, f64)>)> = self
-            .lines
-            .iter()
-            .map(|l| {
-                let pts = thin(&l.points)
-                    .into_iter()
-                    .map(|(t, v)| (t, v * k))
-                    .collect();
-                (l.subject.clone(), pts)
-            })
-            .collect();
-        let all = || lines.iter().flat_map(|(_, p)| p.iter());
-        let (mut x0, mut x1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-            (a.min(p.0), b.max(p.0))
-        });
-        let (mut y0, mut y1) = all().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-            (a.min(p.1), b.max(p.1))
-        });
-        if !(x0.is_finite() && y0.is_finite()) {
-            (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
-        }
-        if x1 <= x0 {
-            x1 = x0 + 1.0;
-        }
-        // Rates, windows and queues are non-negative: start the axis at zero.
-        y0 = y0.min(0.0);
-        y1 = if y1 > y0 {
-            y1 + 0.05 * (y1 - y0)
-        } else {
-            y0 + 1.0
-        };
-        let title = match self.hidden {
-            0 => format!("{} per {} (replication 0)", self.metric, self.kind),
-            h => format!(
-                "{} per {} (replication 0; {h} all-zero {}(s) not drawn)",
-                self.metric, self.kind, self.kind
-            ),
-        };
-        let mut chart = ChartBuilder::on(root)
-            .caption(title, (FONT, 24))
-            .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(e)?;
-        chart
-            .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc(ydesc)
-            .label_style((FONT, 15))
-            .axis_desc_style((FONT, 17))
-            .draw()
-            .map_err(e)?;
-        for (i, (name, pts)) in lines.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            let s = chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(e)?;
-            if lines.len() <= MAX_LEGEND {
-                s.label(name.as_str()).legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
-            }
-        }
-        if lines.len() <= MAX_LEGEND {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 15))
-                .draw()
-                .map_err(e)?;
-        }
-        Ok(())
-    }
 }
 
 /// One bar of a summary chart: a mean with its interval.
@@ -558,7 +313,7 @@ impl Chart for BarChart {
             .axis_desc_style((FONT, 17))
             .draw()
             .map_err(e)?;
-        let fill = Palette99::pick(0).to_rgba().mix(0.6).filled();
+        let fill = style::colour(0).mix(0.55).filled();
         chart
             .draw_series(self.bars.iter().enumerate().map(|(i, b)| {
                 let i = i as i32;
@@ -589,35 +344,82 @@ impl Chart for BarChart {
     }
 }
 
-/// Time-series charts of replication 0 of the set of `m`, into `dir`.
+/// Time-series charts of the set of `m` (see [`series`]), into `dir`.
 pub fn plot_series(
     dir: &Path,
     m: &Metrics<'_>,
     formats: &[PlotFormat],
+    opts: &SeriesOptions,
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    render_series(dir, charts_from_runs(m), formats)
+    let mut c = Collect::new(opts.replication);
+    let labels = Labels::new(m);
+    for run in &m.set().runs {
+        for p in &run.series {
+            let (kind, subject, group) = match p.subject {
+                Subject::Flow(f) => (
+                    "flow",
+                    labels
+                        .flows
+                        .get(f.index())
+                        .map_or_else(|| Cow::Owned(f.to_string()), |s| Cow::Borrowed(s.as_str())),
+                    flow_of(run, f).map(|fr| labels.group(fr.group)),
+                ),
+                Subject::Link(l) => ("link", labels.link(l), None),
+            };
+            c.push(Sample {
+                rep: run.replication,
+                time: p.time,
+                kind,
+                subject: &subject,
+                group,
+                metric: p.metric,
+                value: p.value,
+            });
+        }
+    }
+    render_series(dir, c.finish(opts), formats)
 }
 
-/// Time-series charts from a `series` table (lowest replication), into `dir`.
+/// Time-series charts from a `series` table (see [`series`]), into `dir`.
 pub fn plot_series_table(
     dir: &Path,
-    series: &DataFrame,
+    df: &DataFrame,
     formats: &[PlotFormat],
+    opts: &SeriesOptions,
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    render_series(dir, charts_from_table(series)?, formats)
+    let rep = floats(df, "replication")?;
+    let time = floats(df, "time_s")?;
+    let value = floats(df, "value")?;
+    let kind = strings(df, "subject_kind")?;
+    let subject = strings(df, "subject")?;
+    let metric = strings(df, "metric")?;
+    // Tables written before the group column existed have none.
+    let group = strings(df, "group").ok();
+    let mut c = Collect::new(opts.replication);
+    for i in 0..df.height() {
+        c.push(Sample {
+            rep: rep[i] as u32,
+            time: time[i],
+            kind: &kind[i],
+            subject: &subject[i],
+            group: group
+                .as_ref()
+                .map(|g| g[i].as_str())
+                .filter(|g| !g.is_empty()),
+            metric: &metric[i],
+            value: value[i],
+        });
+    }
+    render_series(dir, c.finish(opts), formats)
 }
 
 fn render_series(
     dir: &Path,
-    mut charts: Vec<SeriesChart>,
+    charts: Vec<SeriesChart>,
     formats: &[PlotFormat],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
-    tidy(&mut charts);
     let mut out = Vec::new();
-    for c in charts
-        .iter()
-        .filter(|c| c.lines.iter().any(|l| !l.points.is_empty()))
-    {
+    for c in &charts {
         out.extend(render(dir, &c.file_stem(), formats, c)?);
     }
     Ok(out)
@@ -659,8 +461,12 @@ pub fn plot_summary(
 }
 
 /// Every chart (PNG and SVG) of a finished run set, into `dir` next to its tables.
-pub fn plot_all(dir: &Path, m: &Metrics<'_>) -> Result<Vec<PathBuf>, AnalysisError> {
-    let mut out = plot_series(dir, m, &PlotFormat::ALL)?;
+pub fn plot_all(
+    dir: &Path,
+    m: &Metrics<'_>,
+    opts: &SeriesOptions,
+) -> Result<Vec<PathBuf>, AnalysisError> {
+    let mut out = plot_series(dir, m, &PlotFormat::ALL, opts)?;
     out.extend(plot_summary(
         dir,
         SummaryBars::from_metrics(m),
@@ -671,7 +477,7 @@ pub fn plot_all(dir: &Path, m: &Metrics<'_>) -> Result<Vec<PathBuf>, AnalysisErr
 
 /// Every chart (PNG and SVG) from the tables a run wrote into `dir` (`series` and
 /// `summary`, Parquet or CSV), into `dir` as [`plot_all`] would have.
-pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
+pub fn plot_dir(dir: &Path, opts: &SeriesOptions) -> Result<Vec<PathBuf>, AnalysisError> {
     let summary = find_table(dir, "summary").ok_or_else(|| AnalysisError::Input {
         path: dir.to_path_buf(),
         msg: "no summary.parquet or summary.csv here: is this a `netsim run` output directory?"
@@ -683,6 +489,7 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
             dir,
             &read_table(&series)?,
             &PlotFormat::ALL,
+            opts,
         )?);
     }
     let rows = rows_from_table(&read_table(&summary)?)?;
@@ -693,6 +500,12 @@ pub fn plot_dir(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
     )?);
     Ok(out)
 }
+
+pub mod series;
+pub(crate) mod style;
+
+pub use series::SeriesOptions;
+use series::{Collect, Sample, SeriesChart};
 
 #[cfg(test)]
 mod tests;

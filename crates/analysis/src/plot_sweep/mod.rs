@@ -36,6 +36,7 @@ use polars::prelude::DataFrame;
 use crate::campaign::{Manifest, ManifestParam};
 use crate::error::AnalysisError;
 use crate::metrics::NOTABLE_UTILISATION;
+use crate::plot::style::{colour, dash, is_125, legend_segments, marker};
 use crate::plot::{axis, render, safe, Chart, PlotFormat, FONT};
 use crate::read::{find_table, floats, read_table, strings};
 
@@ -309,7 +310,14 @@ fn charts(m: &Manifest, rows: &Rows, references: &[Reference]) -> Vec<SweepChart
             .into_iter()
             .filter(|l| !l.points.is_empty())
             .collect();
-        if lines.is_empty() {
+        // A metric that is zero at every point (no drops, no marks) says
+        // nothing a chart could show.
+        let zero = lines.iter().all(|l| {
+            l.points
+                .iter()
+                .all(|p| p.1 == 0.0 && (p.2 == 0.0 || p.2.is_nan()))
+        });
+        if lines.is_empty() || zero {
             continue;
         }
         for l in &mut lines {
@@ -321,11 +329,16 @@ fn charts(m: &Manifest, rows: &Rows, references: &[Reference]) -> Vec<SweepChart
             Some(k) => m.params[k].name.as_str(),
             None => "point",
         };
-        let mut title = format!("{metric} per {scope} vs {xname} (mean, 95% CI)");
+        let (ydesc, yscale) = axis(&metric);
+        // "Goodput (Mb/s) per group vs buffer": the quantity in words with its unit.
+        let mut words = ydesc.clone();
+        if let Some(c) = words.get(..1) {
+            words = c.to_uppercase() + &words[1..];
+        }
+        let mut title = format!("{words} per {scope} vs {xname} (mean, 95% CI)");
         if omitted > 0 {
             title.push_str(&format!("; {omitted} more series not drawn"));
         }
-        let (ydesc, yscale) = axis(&metric);
         let refs: Vec<(String, Vec<(f64, f64)>)> = match x.param {
             Some(k) => references
                 .iter()
@@ -382,6 +395,16 @@ fn fmt_tick(v: f64) -> String {
     }
 }
 
+/// A tick label; on a logarithmic axis spanning a decade or more (`sparse`)
+/// only 1-2-5 values are labelled, so that the labels do not collide.
+fn log_label(sparse: bool, v: f64) -> String {
+    if sparse && !is_125(v) {
+        String::new()
+    } else {
+        fmt_tick(v)
+    }
+}
+
 /// `(lo, hi)` with `pad` of the span added each side; a zero span becomes
 /// `±fallback` (or ±10 % of the value).
 fn padded(lo: f64, hi: f64, pad: f64, fallback: f64) -> (f64, f64) {
@@ -406,8 +429,8 @@ impl SweepChart {
         self.lines.iter().flat_map(|l| l.points.iter())
     }
 
-    /// The x range: padded, and on a log axis extended down to a power of ten so
-    /// that the axis has at least one labelled tick.
+    /// The x range: padded, and on a log axis extended down to a 1-2-5 value
+    /// so that the axis has at least one labelled tick.
     fn x_range(&self) -> (f64, f64) {
         let (lo, hi) = self
             .points()
@@ -415,8 +438,16 @@ impl SweepChart {
                 (a.min(p.0), b.max(p.0))
             });
         if self.log && lo > 0.0 && hi.is_finite() {
+            // Down to the 1-2-5 value below the padded minimum: a labelled
+            // tick without a decade of empty axis.
+            let lo = lo / 1.15;
             let decade = 10f64.powf(lo.log10().floor());
-            return ((lo / 1.15).min(decade), hi * 1.15);
+            let tick = [5.0, 2.0, 1.0]
+                .iter()
+                .map(|m| m * decade)
+                .find(|&t| t <= lo * (1.0 + 1e-9))
+                .unwrap_or(decade);
+            return (tick, hi * 1.15);
         }
         if !self.ticks.is_empty() {
             return (lo - 0.5, hi + 0.5);
@@ -453,7 +484,8 @@ impl SweepChart {
 
     fn tick_label(&self, v: f64) -> String {
         if self.ticks.is_empty() {
-            return fmt_tick(v);
+            let (x0, x1) = self.x_range();
+            return log_label(self.log && x1 >= 10.0 * x0, v);
         }
         let i = v.round();
         if (v - i).abs() > 1e-6 {
@@ -513,12 +545,15 @@ impl SweepChart {
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, (FONT, 22))
             .margin(12)
-            .x_label_area_size(48)
-            .y_label_area_size(72)
+            .margin_right(28)
+            .x_label_area_size(56)
+            .y_label_area_size(84)
             .build_cartesian_2d(xspec, yspec)
             .map_err(e)?;
         let xfmt = |v: &f64| self.tick_label(*v);
-        let yfmt = |v: &f64| fmt_tick(*v);
+        let (y0, y1) = self.y_range();
+        let sparse_y = self.ylog && y1 >= 10.0 * y0;
+        let yfmt = |v: &f64| log_label(sparse_y, *v);
         let mut mesh = chart.configure_mesh();
         mesh.x_desc(self.xdesc.as_str())
             .y_desc(self.ydesc.as_str())
@@ -531,7 +566,8 @@ impl SweepChart {
         }
         mesh.draw().map_err(e)?;
         for (i, l) in self.lines.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
+            let color = colour(i);
+            let shape = marker(i);
             chart
                 .draw_series(
                     l.points
@@ -549,24 +585,34 @@ impl SweepChart {
                         }),
                 )
                 .map_err(e)?;
+            let style = color.stroke_width(2);
+            let xy = l.points.iter().map(|&(x, y, _)| (x, y));
+            match dash(i) {
+                None => chart.draw_series(LineSeries::new(xy, style)),
+                Some((d, g)) => chart.draw_series(DashedLineSeries::new(xy, d, g, style)),
+            }
+            .map_err(e)?;
+            let m = shape.clone();
             chart
-                .draw_series(LineSeries::new(
-                    l.points.iter().map(|&(x, y, _)| (x, y)),
-                    color.stroke_width(2),
-                ))
-                .map_err(e)?;
-            chart
-                .draw_series(
-                    l.points
-                        .iter()
-                        .map(|&(x, y, _)| Circle::new((x, y), 4, color.filled())),
-                )
+                .draw_series(l.points.iter().map(|&(x, y, _)| {
+                    EmptyElement::at((x, y)) + Polygon::new(m.clone(), color.filled())
+                }))
                 .map_err(e)?
                 .label(l.name.as_str())
                 .legend(move |(x, y)| {
-                    EmptyElement::at((x, y))
-                        + PathElement::new(vec![(0, 0), (20, 0)], color.stroke_width(2))
-                        + Circle::new((10, 0), 4, color.filled())
+                    let [a, b, c] = legend_segments(i);
+                    let seg = |(f, t): (i32, i32)| PathElement::new(vec![(f, 0), (t, 0)], style);
+                    EmptyElement::at((x - 4, y))
+                        + seg(a)
+                        + seg(b)
+                        + seg(c)
+                        + Polygon::new(
+                            shape
+                                .iter()
+                                .map(|&(px, py)| (px + 15, py))
+                                .collect::<Vec<_>>(),
+                            color.filled(),
+                        )
                 });
         }
         // Reference curves in black: the first solid, the others dashed

@@ -426,7 +426,8 @@ fn one_measured_metric_against_another_with_series_by_parameter() {
     );
     let s = svg(dir.path(), "xy_goodput_bps_vs_utilisation");
     assert!(
-        s.contains("utilisation (link r1-&gt;r2)") || s.contains("utilisation (link r1->r2)"),
+        s.contains("utilisation (%) (link r1-&gt;r2)")
+            || s.contains("utilisation (%) (link r1->r2)"),
         "x label"
     );
     assert!(s.contains("goodput (Mb/s) (group high)"), "y label");
