@@ -428,6 +428,12 @@ fn execute(
                     );
                     }
                 }
+                // The log's last line says the shard ended, and how.
+                eprintln!(
+                    "netsim sweep: {:.0} s | ended | {}",
+                    t0.elapsed().as_secs_f64(),
+                    counts.message()
+                );
             });
         }
         pool.broadcast(|_| loop {

@@ -570,12 +570,20 @@ fn a_sweep_without_a_terminal_prints_progress_lines() {
     let t = tempfile::tempdir().unwrap();
     let sc = write(t.path(), "s.toml", SWEEP);
     let out = t.path().join("camp");
-    // stderr is a pipe here: lines, not a bar; a 1-s interval shows at least
-    // the final summary and no bar control characters.
+    // stderr is a pipe here: lines, not a bar, and no bar control characters.
     let o = netsim(&["sweep", s(&sc), "--out", s(&out), "--progress-every", "1"]);
     ok(&o);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains('\u{1b}'), "no terminal escapes: {err:?}");
+    // Line mode ends with a line that counts the runs.
+    assert!(
+        err.contains("netsim sweep: ") && err.contains("| ended | done 12 | failed 0"),
+        "{err}"
+    );
+    // Quiet: no progress lines.
+    let again = netsim(&["sweep", s(&sc), "--out", s(&t.path().join("c2")), "--quiet"]);
+    ok(&again);
+    assert!(!String::from_utf8_lossy(&again.stderr).contains("netsim sweep: "));
     let o = netsim(&["sweep", s(&sc), "--out", s(&out), "--progress-every", "0"]);
     assert!(!o.status.success());
 }

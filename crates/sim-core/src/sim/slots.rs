@@ -128,8 +128,16 @@ impl Slots {
     #[inline]
     pub(super) fn pop(&mut self, q: &mut Fifo) -> Packet {
         let i = q.head;
-        let s = &mut self.slots[i as usize]; // NIL: out of bounds, a panic
-        let out = s.pkt;
+        let out = self.slots[i as usize].pkt; // NIL: out of bounds, a panic
+        self.release_head(q, i);
+        out
+    }
+
+    /// Unlink `q`'s head slot `i` (its packet already copied out) and put it
+    /// on the free list.
+    #[inline]
+    fn release_head(&mut self, q: &mut Fifo, i: u32) {
+        let s = &mut self.slots[i as usize];
         q.head = s.next;
         if q.head == NIL {
             q.tail = NIL;
@@ -137,7 +145,6 @@ impl Slots {
         s.next = self.free;
         self.free = i;
         q.len -= 1;
-        out
     }
 
     /// Remove the first packet of `q` into `dst` and return its time (`None`,
@@ -149,16 +156,11 @@ impl Slots {
             return None;
         }
         let i = q.head;
-        let s = &mut self.slots[i as usize];
+        let s = &self.slots[i as usize];
         *dst = s.pkt;
-        q.head = s.next;
-        if q.head == NIL {
-            q.tail = NIL;
-        }
-        s.next = self.free;
-        self.free = i;
-        q.len -= 1;
-        Some(s.time)
+        let time = s.time;
+        self.release_head(q, i);
+        Some(time)
     }
 
     /// The first packet of `q` with its time.
