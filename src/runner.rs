@@ -176,6 +176,7 @@ pub fn run_meta(resolved: &Resolved) -> analysis::RunMeta {
         scenario: resolved.name.clone(),
         group_names: resolved.group_names(),
         link_names: resolved.link_names(),
+        node_names: resolved.graph.nodes.clone(),
         fairness: f.map_or_else(analysis::FairnessSpec::default, |f| {
             analysis::FairnessSpec {
                 epsilon: f.epsilon,

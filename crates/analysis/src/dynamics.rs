@@ -247,6 +247,12 @@ mod tests {
             size: None,
             base_rtt_s: 0.0,
             path_bps: 0.0,
+            src: sim_core::NodeId(0),
+            dst: sim_core::NodeId(1),
+            route: sim_core::RouteId(0),
+            packet_size: None,
+            host_delay_s: 0.0,
+            rto: None,
             flow: FlowId(id),
             group: GroupId(0),
             start: SimTime::from_secs_f64(start),
@@ -275,6 +281,7 @@ mod tests {
             window_secs: 5.0,
             flows: Vec::new(),
             links: Vec::new(),
+            routes: Vec::new(),
             series: points
                 .iter()
                 .map(|&(t, f, v)| {

@@ -237,6 +237,7 @@ mod tests {
             window_secs: 1.0,
             flows: Vec::new(),
             links: Vec::new(),
+            routes: Vec::new(),
             series,
             objects: Vec::new(),
             pages: Vec::new(),

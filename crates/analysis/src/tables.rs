@@ -38,6 +38,8 @@ pub struct RunMeta {
     pub group_names: Vec<String>,
     /// Link names; index = [`LinkId`].
     pub link_names: Vec<String>,
+    /// Node names; index = [`sim_core::NodeId`] (the flows table's `src` and `dst`).
+    pub node_names: Vec<String>,
     /// The parameters of the links' time to fairness (`fair_s`).
     pub fairness: crate::FairnessSpec,
 }
@@ -372,6 +374,12 @@ struct FlowCols<'a> {
     base_rtt: Vec<f64>,
     path: Vec<f64>,
     slowdown: Vec<Option<f64>>,
+    src: Vec<&'a str>,
+    dst: Vec<&'a str>,
+    route: Vec<&'a str>,
+    packet_size: Vec<Option<u32>>,
+    extra_delay: Vec<f64>,
+    rto: [Vec<Option<f64>>; 3],
 }
 
 const FLOW_COUNTS: [&str; 9] = [
@@ -389,17 +397,38 @@ const FLOW_COUNTS: [&str; 9] = [
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
 /// reductions, fast_retransmits, ecn_waits, ce_pkts, fct_s, size_bytes,
-/// base_rtt_s, path_bps, slowdown, in batches. Rates are null for a flow inactive
-/// in the window; `finish_s` and `fct_s` are null for a flow that did not
-/// complete.
+/// base_rtt_s, path_bps, slowdown, src, dst, path, packet_size_bytes,
+/// extra_delay_s, rto_min_s, rto_mean_s, rto_max_s, in batches. Rates are null
+/// for a flow inactive in the window; `finish_s` and `fct_s` are null for a
+/// flow that did not complete; `path` is the data route's link names joined by
+/// spaces, each route's string made once.
 pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
     let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);
+    let meta = &m.set().meta;
+    let node = |n: sim_core::NodeId| meta.node_names.get(n.index()).map_or("", String::as_str);
+    // Route strings by run and route id, made once per route (runs share
+    // their routes, but each carries its own list).
+    let paths: Vec<Vec<String>> = m
+        .set()
+        .runs
+        .iter()
+        .map(|r| {
+            r.routes
+                .iter()
+                .map(|links| {
+                    let names: Vec<_> = links.iter().map(|&l| labels.link(l)).collect();
+                    names.join(" ")
+                })
+                .collect()
+        })
+        .collect();
     let mut cols = FlowCols::default();
+    let runs = m.set().runs.iter().enumerate();
     batched(
-        per_run(m.set(), |r| &r.flows),
+        runs.flat_map(|(i, r)| r.flows.iter().map(move |f| (r, i, f))),
         &mut cols,
-        |c, (r, f)| {
+        |c, (r, i, f)| {
             c.rep.push(r.replication);
             c.flow.push(f.flow.0);
             c.group.push(labels.group(f.group));
@@ -427,6 +456,16 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
             c.base_rtt.push(f.base_rtt_s);
             c.path.push(f.path_bps);
             c.slowdown.push(f.slowdown());
+            c.src.push(node(f.src));
+            c.dst.push(node(f.dst));
+            c.route
+                .push(paths[i].get(f.route.index()).map_or("", String::as_str));
+            c.packet_size.push(f.packet_size);
+            c.extra_delay.push(f.host_delay_s);
+            let rto = f.rto.as_ref();
+            c.rto[0].push(rto.map(|x| x.min_s));
+            c.rto[1].push(rto.and_then(|x| x.mean_s()));
+            c.rto[2].push(rto.map(|x| x.max_s));
         },
         |c| {
             let c = std::mem::take(c);
@@ -452,6 +491,15 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
             v.push(col("base_rtt_s", c.base_rtt));
             v.push(col("path_bps", c.path));
             v.push(col("slowdown", c.slowdown));
+            v.push(col("src", c.src));
+            v.push(col("dst", c.dst));
+            v.push(col("path", c.route));
+            v.push(col("packet_size_bytes", c.packet_size));
+            v.push(col("extra_delay_s", c.extra_delay));
+            let [lo, mean, hi] = c.rto;
+            v.push(col("rto_min_s", lo));
+            v.push(col("rto_mean_s", mean));
+            v.push(col("rto_max_s", hi));
             DataFrame::new(height, v)
         },
         sink,

@@ -278,6 +278,16 @@ pub trait Endpoint: Send {
     fn flow_size(&self) -> Option<u64> {
         None
     }
+    /// The size of its data packets on the wire, bytes, if they all have
+    /// one, asked once when its flow is added (for the flows table).
+    fn packet_size(&self) -> Option<u32> {
+        None
+    }
+    /// The retransmission timeouts this sender has computed so far, asked
+    /// once when its flow is closed or the run ends (for the flows table).
+    fn rto_stats(&self) -> Option<crate::RtoStats> {
+        None
+    }
 }
 
 /// What stands in for the endpoints of a flow that is over for good

@@ -66,7 +66,7 @@ pub use packet::{
     PriceHeader, RateHeader, SackBlocks, WindowHeader,
 };
 pub use report::{
-    FlowReport, LinkReport, ObjectReport, Overload, PageReport, RunOutput, SeriesPoint,
+    FlowReport, LinkReport, ObjectReport, Overload, PageReport, RtoStats, RunOutput, SeriesPoint,
     SeriesSelect, Subject,
 };
 pub use rng::{stream, LazyRng, SimRng, StreamKind};

@@ -92,6 +92,56 @@ pub struct FlowReport {
     pub base_rtt_s: f64,
     /// The smallest capacity on its data route, bits/s.
     pub path_bps: f64,
+    /// The node its data leaves from (the first link's upstream node).
+    pub src: crate::ids::NodeId,
+    /// The node its data goes to (the last link's downstream node).
+    pub dst: crate::ids::NodeId,
+    /// Its data route: an index into [`RunOutput::routes`].
+    pub route: crate::ids::RouteId,
+    /// Its data packets' size on the wire, bytes, if one size
+    /// ([`crate::Endpoint::packet_size`]; `None` for sources that draw each
+    /// packet's size).
+    pub packet_size: Option<u32>,
+    /// The one-way delay each of its hosts adds before the first link, seconds.
+    pub host_delay_s: f64,
+    /// The retransmission timeouts its sender computed over the whole run
+    /// (`None` for senders without one, or without an RTT sample).
+    pub rto: Option<RtoStats>,
+}
+
+/// The retransmission timeouts (RTO) a sender ran with: every value its
+/// estimator set, one per RTT sample and one per timer backoff.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct RtoStats {
+    /// The smallest, seconds.
+    pub min_s: f64,
+    /// The largest, seconds.
+    pub max_s: f64,
+    /// The sum of the values, seconds.
+    pub sum_s: f64,
+    /// How many values.
+    pub count: u64,
+}
+
+impl RtoStats {
+    /// Fold in one RTO value, seconds.
+    #[inline]
+    pub fn record(&mut self, rto_s: f64) {
+        if self.count == 0 {
+            self.min_s = rto_s;
+            self.max_s = rto_s;
+        } else {
+            self.min_s = self.min_s.min(rto_s);
+            self.max_s = self.max_s.max(rto_s);
+        }
+        self.sum_s += rto_s;
+        self.count += 1;
+    }
+
+    /// The mean value, seconds (`None` before any value).
+    pub fn mean_s(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum_s / self.count as f64)
+    }
 }
 
 impl FlowReport {
@@ -345,6 +395,8 @@ pub struct RunOutput {
     pub flows: Vec<FlowReport>,
     /// Per-link reports, by link id.
     pub links: Vec<LinkReport>,
+    /// The routes flows used, by route id ([`FlowReport::route`]): their links in order.
+    pub routes: Vec<Vec<crate::ids::LinkId>>,
     /// Sampled time series.
     pub series: Vec<SeriesPoint>,
     /// The application objects flows completed (persistent web connections),

@@ -224,6 +224,10 @@ struct FlowState {
     size: Option<u64>,
     /// [`FlowSpec::host_delay`].
     host_delay: SimDuration,
+    /// [`Endpoint::packet_size`] of its sender.
+    packet_size: Option<u32>,
+    /// [`Endpoint::rto_stats`] of its sender, taken when its endpoints were freed.
+    rto: Option<Box<crate::RtoStats>>,
     counters: FlowCounters,
     baseline: FlowCounters,
     finished: Option<SimTime>,
@@ -537,6 +541,7 @@ impl Simulator {
         if !idle(s) || !idle(r) {
             return;
         }
+        self.flows[f.index()].rto = self.endpoints[s.index()].ep.rto_stats().map(Box::new);
         for e in [s, r] {
             let slot = &mut self.endpoints[e.index()];
             slot.ep = Box::new(Closed);

@@ -32,6 +32,17 @@ pub(crate) fn flow(id: u32, group: u32, goodput_bytes: u64, active: f64) -> Flow
         size: Some(goodput_bytes),
         base_rtt_s: 0.02,
         path_bps: 1e7,
+        src: sim_core::NodeId(0),
+        dst: sim_core::NodeId(2),
+        route: sim_core::RouteId(0),
+        packet_size: Some(1000),
+        host_delay_s: 0.005,
+        rto: (id == 0).then_some(sim_core::RtoStats {
+            min_s: 0.2,
+            max_s: 1.0,
+            sum_s: 1.5,
+            count: 3,
+        }),
     }
 }
 
@@ -113,6 +124,7 @@ pub(crate) fn sample() -> RunSet {
                 ..link(1, "h1->r1", 0, &[])
             },
         ],
+        routes: vec![vec![LinkId(1), LinkId(0)]],
         series: vec![
             SeriesPoint::new(0.5, Subject::Flow(FlowId(0)), "cwnd_bytes", 3000.0),
             SeriesPoint::new(0.5, Subject::Link(LinkId(0)), "queue_pkts", 2.0),
@@ -140,6 +152,7 @@ pub(crate) fn sample() -> RunSet {
             scenario: "sample".into(),
             group_names: vec!["a".into(), "b".into()],
             link_names: vec!["r1->r2".into(), "h1->r1".into()],
+            node_names: vec!["h1".into(), "r1".into(), "r2".into()],
             fairness: crate::FairnessSpec::default(),
         },
         runs: vec![run(0, 1), run(1, 2)],
@@ -177,6 +190,21 @@ fn flows_table_leaves_rates_of_inactive_flows_null() {
     assert_eq!(get(&df, "group", 2), AnyValue::String("b"));
     assert_eq!(get(&df, "finish_s", 0), AnyValue::Null);
     assert_eq!(get(&df, "retx_pkts", 4), AnyValue::UInt64(2));
+}
+
+#[test]
+fn flows_table_names_ends_path_and_rto_of_each_flow() {
+    let df = with_sample(|m| flows_table(m).unwrap());
+    assert_eq!(get(&df, "src", 0), AnyValue::String("h1"));
+    assert_eq!(get(&df, "dst", 0), AnyValue::String("r2"));
+    // Route 0 is the access link then the bottleneck, in route order.
+    assert_eq!(get(&df, "path", 3), AnyValue::String("h1->r1 r1->r2"));
+    assert_eq!(get(&df, "packet_size_bytes", 1), AnyValue::UInt32(1000));
+    assert_eq!(get(&df, "extra_delay_s", 1), AnyValue::Float64(0.005));
+    assert_eq!(get(&df, "rto_min_s", 0), AnyValue::Float64(0.2));
+    assert_eq!(get(&df, "rto_mean_s", 0), AnyValue::Float64(0.5));
+    assert_eq!(get(&df, "rto_max_s", 0), AnyValue::Float64(1.0));
+    assert_eq!(get(&df, "rto_mean_s", 1), AnyValue::Null);
 }
 
 #[test]

@@ -151,6 +151,12 @@ impl Endpoint for UdpSource {
         self.stopped = true;
         ctx.set_deadline(None);
     }
+    fn packet_size(&self) -> Option<u32> {
+        match self.sizes {
+            Sizes::Fixed(s) => Some(s),
+            Sizes::Drawn { .. } => None,
+        }
+    }
     fn probe(&self) -> Probe {
         Probe {
             rate: Some(self.rate.bps_f64()),

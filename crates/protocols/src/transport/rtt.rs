@@ -18,12 +18,12 @@
 //! ns-2 XCP agent: `srtt = 0.6 srtt + 0.4 rtt`). It smooths every RTT sample
 //! with one weight, in `f64` seconds, and has no RTO.
 
-use sim_core::{AckInfo, ParamError, SimDuration};
+use sim_core::{AckInfo, ParamError, RtoStats, SimDuration};
 
 use super::TcpConfig;
 
 /// SRTT, RTTVAR and the RTO with its exponential backoff.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub struct RttEstimator {
     srtt: Option<SimDuration>,
     rttvar: SimDuration,
@@ -34,6 +34,9 @@ pub struct RttEstimator {
     min_rto: SimDuration,
     max_rto: SimDuration,
     granularity: SimDuration,
+    /// Every RTO in force after a sample or a backoff (the flows table's
+    /// `rto_min_s`, `rto_mean_s`, `rto_max_s`).
+    stats: RtoStats,
 }
 
 impl RttEstimator {
@@ -47,7 +50,14 @@ impl RttEstimator {
             min_rto: cfg.min_rto,
             max_rto: cfg.max_rto,
             granularity: cfg.clock_granularity,
+            stats: RtoStats::default(),
         }
+    }
+
+    /// The RTOs in force after each sample and each backoff so far (`None`
+    /// before the first).
+    pub fn rto_stats(&self) -> Option<RtoStats> {
+        (self.stats.count > 0).then_some(self.stats)
     }
 
     /// Fold in one RTT sample `r` (RFC 6298 sections 2.2-2.5) and clear the backoff.
@@ -69,6 +79,7 @@ impl RttEstimator {
             .saturating_add(var)
             .clamp(self.min_rto, self.max_rto);
         self.backoff = 0;
+        self.stats.record(self.rto.as_secs_f64());
     }
 
     /// The timer expired: double the RTO in force (RFC 6298 section 5.5), up to `max_rto`.
@@ -76,6 +87,7 @@ impl RttEstimator {
         if self.rto() < self.max_rto {
             self.backoff += 1;
         }
+        self.stats.record(self.rto().as_secs_f64());
     }
 
     /// The RTO in force: `rto * 2^backoff`, at most `max_rto`.
@@ -250,6 +262,21 @@ mod tests {
         let mut e = RttEstimator::new(&TcpConfig::default());
         e.on_sample(SimDuration::from_millis(100));
         assert_eq!(e.rto(), SimDuration::from_secs(1));
+    }
+
+    #[test]
+    fn rto_stats_record_each_rto_set_by_a_sample_or_a_backoff() {
+        let mut e = RttEstimator::new(&TcpConfig {
+            min_rto: SimDuration::from_millis(200),
+            ..TcpConfig::default()
+        });
+        assert_eq!(e.rto_stats(), None);
+        // First sample 100 ms: 100 + 4 * 50 = 300 ms; a backoff doubles it.
+        e.on_sample(SimDuration::from_millis(100));
+        e.back_off();
+        let s = e.rto_stats().unwrap();
+        assert_eq!((s.count, s.min_s, s.max_s), (2, 0.3, 0.6));
+        assert!((s.mean_s().unwrap() - 0.45).abs() < 1e-12);
     }
 
     #[test]

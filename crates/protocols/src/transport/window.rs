@@ -798,6 +798,14 @@ impl Endpoint for WindowSender {
         (self.end != u64::MAX && self.app.is_none()).then_some(self.end)
     }
 
+    fn packet_size(&self) -> Option<u32> {
+        u32::try_from(self.mss).ok()
+    }
+
+    fn rto_stats(&self) -> Option<sim_core::RtoStats> {
+        self.rtt.rto_stats()
+    }
+
     fn probe(&self) -> Probe {
         Probe {
             window: (self.cwnd() < u64::MAX).then_some(self.cwnd() as f64),

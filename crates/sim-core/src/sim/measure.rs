@@ -236,6 +236,22 @@ impl Simulator {
                 };
                 let (fwd_delay, path_bps) = route_props[f.fwd.index()];
                 let rev_delay = route_props[f.rev.index()].0;
+                let route = &self.routes[f.fwd.index()];
+                let end_node = |l: Option<&LinkId>, downstream: bool| {
+                    l.map_or(crate::ids::NodeId(0), |l| {
+                        let spec = &self.links[l.index()].cold.spec;
+                        if downstream {
+                            spec.to
+                        } else {
+                            spec.from
+                        }
+                    })
+                };
+                let rto = match &f.rto {
+                    Some(r) => Some(**r),
+                    None if !f.closed => self.endpoints[f.sender.index()].ep.rto_stats(),
+                    None => None,
+                };
                 FlowReport {
                     flow: id,
                     group: f.group,
@@ -247,6 +263,12 @@ impl Simulator {
                     size: f.size,
                     base_rtt_s: fwd_delay + rev_delay + 2.0 * f.host_delay.as_secs_f64(),
                     path_bps: if path_bps.is_finite() { path_bps } else { 0.0 },
+                    src: end_node(route.first(), false),
+                    dst: end_node(route.last(), true),
+                    route: f.fwd,
+                    packet_size: f.packet_size,
+                    host_delay_s: f.host_delay.as_secs_f64(),
+                    rto,
                 }
             })
             .collect();
@@ -263,7 +285,7 @@ impl Simulator {
             .collect();
         drop(std::mem::take(&mut self.endpoints));
         drop(std::mem::take(&mut self.flows));
-        drop(std::mem::take(&mut self.routes));
+        let routes = std::mem::take(&mut self.routes);
         drop(std::mem::take(&mut self.groups));
         drop(std::mem::take(&mut self.queue));
         drop(std::mem::take(&mut self.slots));
@@ -304,6 +326,7 @@ impl Simulator {
             window_secs: window,
             flows,
             links,
+            routes,
             series: self.series,
             objects: std::mem::take(&mut self.objects),
             pages,
@@ -331,6 +354,7 @@ impl Simulator {
             window_secs: 0.0,
             flows: Vec::new(),
             links: Vec::new(),
+            routes: Vec::new(),
             series: Vec::new(),
             objects: Vec::new(),
             pages: Vec::new(),

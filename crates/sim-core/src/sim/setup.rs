@@ -156,6 +156,7 @@ impl Simulator {
             id
         };
         let size = spec.sender.flow_size();
+        let packet_size = spec.sender.packet_size();
         let sender = new_ep(spec.sender, spec.fwd, &mut self.endpoints);
         let receiver = new_ep(spec.receiver, spec.rev, &mut self.endpoints);
         self.flows.push(FlowState {
@@ -168,6 +169,8 @@ impl Simulator {
             stop: spec.stop,
             size,
             host_delay: delay,
+            packet_size,
+            rto: None,
             counters: FlowCounters::default(),
             baseline: FlowCounters::default(),
             finished: None,
