@@ -202,6 +202,145 @@ fn judge(e: &Expect, mean: f64, half: f64) -> (bool, String) {
 
 /// Render the verdicts of one or more scenarios as one table.
 pub fn render(sets: &[(String, &[Verdict])]) -> String {
+    let rows = display_rows(sets);
+    let widths: Vec<usize> = (0..8)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in &rows {
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(s, w)| format!("{s:<w$}"))
+            .collect();
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+    }
+    let notes = deviation_notes(sets);
+    if !notes.is_empty() {
+        out.push_str("\nKnown deviations (the scenario's `deviation` notes):\n");
+        for n in notes {
+            out.push_str(&format!("  {n}\n"));
+        }
+    }
+    out
+}
+
+/// The table of [`render`] as Markdown: a pipe table (`|` in a cell
+/// escaped), then the deviation notes as a list.
+pub fn render_markdown(sets: &[(String, &[Verdict])]) -> String {
+    let rows = display_rows(sets);
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut out = String::new();
+    for (i, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = r.iter().map(|c| cell(c)).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        if i == 0 {
+            out.push_str(&format!("|{}\n", "---|".repeat(r.len())));
+        }
+    }
+    let notes = deviation_notes(sets);
+    if !notes.is_empty() {
+        out.push_str("\nKnown deviations (the scenario's `deviation` notes):\n\n");
+        for n in notes {
+            out.push_str(&format!("- {}\n", cell(&n)));
+        }
+    }
+    out
+}
+
+/// The verdicts as CSV with numbers unformatted, for scripts: scenario,
+/// scope, subject, metric, ratio_to (a subject, a scenario file or a
+/// reference rate, empty for none), window_from_s, window_to_s, source,
+/// reference, netsim_mean, netsim_ci_halfwidth, level, n, rule, kind,
+/// verdict, deviation. `reference` and `netsim_mean` are empty where a
+/// curve's shape stands in for a number (the text columns of [`render`]).
+pub fn render_csv(sets: &[(String, &[Verdict])]) -> String {
+    let mut out = String::from(
+        "scenario,scope,subject,metric,ratio_to,window_from_s,window_to_s,source,\
+         reference,netsim_mean,netsim_ci_halfwidth,level,n,rule,kind,verdict,deviation\n",
+    );
+    let num = |x: f64| {
+        if x.is_finite() {
+            format!("{x}")
+        } else {
+            String::new()
+        }
+    };
+    for (scenario, v) in sets
+        .iter()
+        .flat_map(|(s, vs)| vs.iter().map(move |v| (s, v)))
+    {
+        let e = &v.expect;
+        let ratio = match (&e.ratio_to, &e.ratio_to_scenario, e.relative_to) {
+            (_, Some(f), _) => f.clone(),
+            (_, None, Some(r)) => reference_word(r).to_string(),
+            (Some(d), None, None) => d.clone(),
+            (None, None, None) => String::new(),
+        };
+        let [from, to] = e.window.map_or([String::new(), String::new()], |w| {
+            w.map(|d| num(d.as_secs_f64()))
+        });
+        let shaped = v.text.is_some();
+        let (mean, half, n) = match v.got {
+            Some((m, h, n)) if !shaped => (num(m), num(h), n.to_string()),
+            _ => (String::new(), String::new(), String::new()),
+        };
+        let fields = [
+            scenario.clone(),
+            e.scope.clone(),
+            e.subject.clone(),
+            e.metric.clone(),
+            ratio,
+            from,
+            to,
+            e.source.clone(),
+            if shaped { String::new() } else { num(e.value) },
+            mean,
+            half,
+            num(e.level.unwrap_or(analysis::stats::DEFAULT_LEVEL)),
+            n,
+            v.rule.clone(),
+            e.kind.word().into(),
+            verdict_word(v).into(),
+            e.deviation.clone().unwrap_or_default(),
+        ];
+        let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        out.push_str(&fields.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// `f` as one CSV field (RFC 4180): quoted, with quotes doubled, when it
+/// holds a comma, a quote or a line break.
+fn csv_field(f: &str) -> String {
+    if f.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", f.replace('"', "\"\""))
+    } else {
+        f.to_string()
+    }
+}
+
+/// `scenario subject metric: note` for each verdict with a `deviation`
+/// note, led by its verdict word.
+fn deviation_notes(sets: &[(String, &[Verdict])]) -> Vec<String> {
+    sets.iter()
+        .flat_map(|(s, vs)| vs.iter().map(move |v| (s, v)))
+        .filter_map(|(s, v)| {
+            let why = v.expect.deviation.as_ref()?;
+            Some(format!(
+                "{} {s} {} {}: {why}",
+                verdict_word(v),
+                v.expect.subject,
+                v.expect.metric
+            ))
+        })
+        .collect()
+}
+
+/// The rows of [`render`], header first, as display strings.
+fn display_rows(sets: &[(String, &[Verdict])]) -> Vec<[String; 8]> {
     let mut rows = vec![[
         "scenario".to_string(),
         "quantity".to_string(),
@@ -271,37 +410,7 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
             verdict_word(v).into(),
         ]);
     }
-    let widths: Vec<usize> = (0..8)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for r in &rows {
-        let line: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(s, w)| format!("{s:<w$}"))
-            .collect();
-        out.push_str(line.join("  ").trim_end());
-        out.push('\n');
-    }
-    let notes: Vec<String> = sets
-        .iter()
-        .flat_map(|(s, vs)| vs.iter().map(move |v| (s, v)))
-        .filter_map(|(s, v)| {
-            let why = v.expect.deviation.as_ref()?;
-            Some(format!(
-                "  {} {s} {} {}: {why}\n",
-                verdict_word(v),
-                v.expect.subject,
-                v.expect.metric
-            ))
-        })
-        .collect();
-    if !notes.is_empty() {
-        out.push_str("\nKnown deviations (the scenario's `deviation` notes):\n");
-        out.extend(notes);
-    }
-    out
+    rows
 }
 
 impl Verdict {

@@ -170,15 +170,16 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
         .collect();
     let all: Vec<&expect::Verdict> = results.iter().flat_map(|(_, v)| v).collect();
     let missed = all.iter().filter(|v| v.failed()).count();
-    let mut table = expect::render(&sets);
-    table.push_str(&format!(
-        "\n{} ({} scenarios, {:.0} s)\n",
+    let footer = format!(
+        "{} ({} scenarios, {:.0} s)",
         expect::tally(&all),
         results.len(),
         t0.elapsed().as_secs_f64()
-    ));
+    );
+    let mut table = expect::render(&sets);
+    table.push_str(&format!("\n{footer}\n"));
     if let Some(out) = &o.out {
-        analysis::write_atomic(out, table.as_bytes()).map_err(|e| e.to_string())?;
+        write_outputs(out, &table, &sets, &footer)?;
     }
     say(&table);
     Ok(if missed > 0 {
@@ -186,6 +187,42 @@ pub fn cmd_reproduce(o: ReproduceOpts) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Write the table to `out` and beside it in the two other formats: the
+/// format of each file follows its extension (`.csv`: one row per verdict
+/// with plain numbers, [`expect::render_csv`]; `.md`: a Markdown table and
+/// the totals, [`expect::render_markdown`]; anything else: the printed
+/// text). `results/pricing.txt` also gives `results/pricing.csv` and
+/// `results/pricing.md`; each file is written whole or not at all.
+fn write_outputs(
+    out: &Path,
+    text: &str,
+    sets: &[(String, &[expect::Verdict])],
+    footer: &str,
+) -> Result<(), String> {
+    let csv = expect::render_csv(sets);
+    let md = format!("{}\n{footer}\n", expect::render_markdown(sets));
+    let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let mut files = vec![(
+        out.to_path_buf(),
+        match ext {
+            "csv" => csv.as_str(),
+            "md" => md.as_str(),
+            _ => text,
+        },
+    )];
+    for (x, body) in [("txt", text), ("csv", csv.as_str()), ("md", md.as_str())] {
+        let is_main = ext == x || (x == "txt" && !matches!(ext, "csv" | "md"));
+        if !is_main {
+            files.push((out.with_extension(x), body));
+        }
+    }
+    for (path, body) in files {
+        analysis::write_atomic(&path, body.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -225,6 +225,26 @@ fn a_missed_reference_value_is_a_row_and_exit_code_1() {
     assert!(stdout.contains("deliberately wrong"), "{stdout}");
     assert!(stdout.contains("1 of 2 paper values reproduced, 1 missed"));
     assert_eq!(std::fs::read_to_string(&table).unwrap(), stdout);
+    // The same verdicts beside it as CSV (plain numbers) and Markdown.
+    let csv = std::fs::read_to_string(dir.path().join("table.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let wrong: Vec<&str> = lines
+        .iter()
+        .find(|l| l.contains("deliberately wrong"))
+        .unwrap()
+        .split(',')
+        .collect();
+    assert_eq!(wrong[at("reference")], "0.1");
+    assert_eq!(wrong[at("verdict")], "MISS");
+    assert!(wrong[at("netsim_mean")].parse::<f64>().is_ok(), "{csv}");
+    let md = std::fs::read_to_string(dir.path().join("table.md")).unwrap();
+    assert!(md.starts_with("| scenario | quantity |"), "{md}");
+    assert_eq!(md.lines().nth(1), Some("|---|---|---|---|---|---|---|---|"));
+    assert_eq!(md.lines().filter(|l| l.contains("| MISS |")).count(), 1);
+    assert!(md.contains("1 of 2 paper values reproduced, 1 missed"), "{md}");
 }
 
 #[test]
