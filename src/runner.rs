@@ -177,6 +177,13 @@ pub fn run_meta(resolved: &Resolved) -> analysis::RunMeta {
         group_names: resolved.group_names(),
         link_names: resolved.link_names(),
         node_names: resolved.graph.nodes.clone(),
+        fct_bin_edges: resolved
+            .scenario
+            .run
+            .fct_bins
+            .iter()
+            .map(|b| b.get())
+            .collect(),
         fairness: f.map_or_else(analysis::FairnessSpec::default, |f| {
             analysis::FairnessSpec {
                 epsilon: f.epsilon,

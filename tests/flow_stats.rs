@@ -16,6 +16,7 @@ name = "idle-fct"
 [run]
 duration = "20s"
 replications = 3
+fct_bins = ["4KB", "10KB"]
 [topology]
 kind = "dumbbell"
 pairs = 1
@@ -27,6 +28,7 @@ from = "s0"
 to = "d0"
 packet_size = "1000B"
 cc = { kind = "new_reno", initial_window = 10 }
+tcp = { min_rto = "300ms" }
 traffic = { kind = "poisson_arrivals", rate = 2.0, count = 20, size = { dist = "fixed", size = "5000B" } }
 "#;
 
@@ -78,6 +80,43 @@ fn idle_path_flows_have_their_closed_form_descriptors_and_slowdown() {
         let s: f64 = slow.parse().unwrap();
         assert!((1.0008..=1.0008 + 0.0004 / 0.0244).contains(&s), "{s}");
     }
+    // Each flow's ends, path and packet size; its RTO after every sample is
+    // the 300-ms floor (SRTT + 4 RTTVAR stays below it on a 24-ms path).
+    for c in [
+        "src",
+        "dst",
+        "path",
+        "packet_size_bytes",
+        "rto_min_s",
+        "rto_max_s",
+    ] {
+        let v = column(&head, &rows, c);
+        let want = match c {
+            "src" => "s0",
+            "dst" => "d0",
+            "path" => "s0->r1 r1->r2 r2->d0",
+            "packet_size_bytes" => "1000",
+            _ => "0.3",
+        };
+        assert!(v.iter().all(|x| *x == want), "{c}: {v:?}");
+    }
+    // Every flow is in the [4 KB, 10 KB) bin: 20 per replication.
+    let (bh, brows) = table(&out, "fct_bins");
+    let flows = brows
+        .iter()
+        .find(|r| r[bh.iter().position(|h| h == "metric").unwrap()] == "flows")
+        .unwrap();
+    let at = |name: &str| flows[bh.iter().position(|h| h == name).unwrap()].as_str();
+    assert_eq!(
+        (
+            at("size_min_bytes"),
+            at("size_max_bytes"),
+            at("mean"),
+            at("n")
+        ),
+        ("4000", "10000", "20.0", "3")
+    );
+    assert_eq!(brows.len(), 7, "one bin, seven statistics");
     let (head, rows) = table(&out, "summary");
     let value = |metric: &str| -> f64 {
         let i = column(&head, &rows, "metric")
@@ -93,4 +132,21 @@ fn idle_path_flows_have_their_closed_form_descriptors_and_slowdown() {
     assert!(value("fct_p50_s") <= value("fct_p99_s"));
     let mean = value("slowdown_mean");
     assert!((1.0008..1.017).contains(&mean), "{mean}");
+}
+
+#[test]
+fn fct_bin_edges_that_do_not_increase_are_an_error_naming_the_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.toml");
+    std::fs::write(
+        &f,
+        SCENARIO.replace(
+            r#"fct_bins = ["4KB", "10KB"]"#,
+            r#"fct_bins = ["10KB", "4KB"]"#,
+        ),
+    )
+    .unwrap();
+    let (ok, text) = cli::netsim(["check".as_ref(), f.as_os_str()]);
+    assert!(!ok);
+    assert!(text.contains("run.fct_bins[1]"), "{text}");
 }

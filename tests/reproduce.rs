@@ -244,7 +244,10 @@ fn a_missed_reference_value_is_a_row_and_exit_code_1() {
     assert!(md.starts_with("| scenario | quantity |"), "{md}");
     assert_eq!(md.lines().nth(1), Some("|---|---|---|---|---|---|---|---|"));
     assert_eq!(md.lines().filter(|l| l.contains("| MISS |")).count(), 1);
-    assert!(md.contains("1 of 2 paper values reproduced, 1 missed"), "{md}");
+    assert!(
+        md.contains("1 of 2 paper values reproduced, 1 missed"),
+        "{md}"
+    );
 }
 
 #[test]

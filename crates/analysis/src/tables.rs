@@ -40,6 +40,9 @@ pub struct RunMeta {
     pub link_names: Vec<String>,
     /// Node names; index = [`sim_core::NodeId`] (the flows table's `src` and `dst`).
     pub node_names: Vec<String>,
+    /// The flow-size bin edges of the `fct_bins` table, bytes (empty: the
+    /// default, [`crate::fct_bins::DEFAULT_EDGES`]).
+    pub fct_bin_edges: Vec<u64>,
     /// The parameters of the links' time to fairness (`fair_s`).
     pub fairness: crate::FairnessSpec,
 }

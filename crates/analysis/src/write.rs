@@ -41,9 +41,10 @@ impl Format {
     }
 }
 
-/// Write `runs`, `flows`, `links`, `summary`, `objects`, `pages` and `series`
-/// as `<name>.<ext>` in `dir` (which must exist), each in batches as it is
-/// built ([`write_table`]). `objects`, `pages` and `series` are skipped when the runs have
+/// Write `runs`, `flows`, `links`, `summary`, `objects`, `pages`, `fct_bins`
+/// and `series` as `<name>.<ext>` in `dir` (which must exist), each in batches
+/// as it is built ([`write_table`]). `objects`, `pages`, `fct_bins` (no
+/// finite flow finished) and `series` are skipped when the runs have
 /// none, and such a file of the same format left by an earlier run in `dir`
 /// is then removed, so the directory never pairs new tables with old ones. Returns the files written.
 pub fn write_tables(
@@ -74,6 +75,15 @@ pub fn write_tables(
     } else {
         write_table(&path("pages"), format, |s| pages_batches(m, s))?;
         written.push(path("pages"));
+    }
+    match crate::fct_bins::fct_bins_table(set, &set.meta.fct_bin_edges)
+        .map_err(|e| AnalysisError::table("fct_bins", e))?
+    {
+        Some(df) => {
+            write_frame(&path("fct_bins"), &df, format)?;
+            written.push(path("fct_bins"));
+        }
+        None => remove_if_exists(&path("fct_bins"))?,
     }
     if set.runs.iter().all(|r| r.series.is_empty()) {
         remove_if_exists(&path("series"))?;

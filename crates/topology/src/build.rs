@@ -529,6 +529,17 @@ fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
             ));
         }
     }
+    if let Some(i) = (0..r.fct_bins.len())
+        .find(|&i| r.fct_bins[i].get() == 0 || (i > 0 && r.fct_bins[i] <= r.fct_bins[i - 1]))
+    {
+        return Err(err(
+            format!("run.fct_bins[{i}]"),
+            format!(
+                "{} does not follow: the bin edges must be positive and increasing",
+                r.fct_bins[i]
+            ),
+        ));
+    }
     match (r.sample_interval, r.series.is_empty()) {
         (Some(d), _) if d == SimDuration::ZERO => Err(err("run.sample_interval", "must be > 0")),
         (None, false) => Err(err("run.series", "series need a run.sample_interval")),

@@ -107,6 +107,11 @@ pub struct RunConfig {
     /// with the `flow_rate` series). Default: 1 %-fairness of the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fairness: Option<FairnessConfig>,
+    /// The edges of the flow-size bins of the `fct_bins` table, increasing
+    /// (`["10KB", "100KB", "1MB"]`: below 10 KB, 10-100 KB, 100 KB-1 MB, 1 MB
+    /// and up). Default: decades from 10 KB to 10 MB.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub fct_bins: Vec<sim_core::Bytes>,
 }
 
 /// `[run] fairness = { epsilon = 0.01, average = "10s" }`: the link metric

@@ -153,6 +153,7 @@ pub(crate) fn sample() -> RunSet {
             group_names: vec!["a".into(), "b".into()],
             link_names: vec!["r1->r2".into(), "h1->r1".into()],
             node_names: vec!["h1".into(), "r1".into(), "r2".into()],
+            fct_bin_edges: Vec::new(),
             fairness: crate::FairnessSpec::default(),
         },
         runs: vec![run(0, 1), run(1, 2)],
