@@ -14,12 +14,14 @@
 //!                            [--cpus C] [--submit]
 //! netsim plot DIR
 //! netsim reproduce DIR [--fast] [--threads T] [--replications N] [--out FILE]
+//! netsim report PATH [--out FILE]
 //! netsim model kelly|emkc-fairness|emkc-scaling|jetmax-steps [options]
 //! ```
 #![forbid(unsafe_code)]
 
 mod curve;
 mod expect;
+mod html_report;
 mod model;
 mod oracle;
 mod reproduce;
@@ -119,7 +121,17 @@ enum Cmd {
         /// Override every scenario's replication count.
         #[arg(long)]
         replications: Option<u32>,
-        /// Also write the table to this file.
+        /// Also write the table to this file (and as CSV and Markdown beside it).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Write one self-contained HTML page for a run's output directory, a
+    /// collected campaign store or a `netsim reproduce --out` CSV file.
+    Report {
+        /// The directory or CSV file.
+        path: PathBuf,
+        /// Where to write the page (default: report.html in the directory,
+        /// or the CSV file's name with .html).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -267,6 +279,10 @@ fn main() -> ExitCode {
             (Some(x), Some(y)) => cmd_plot_xy(&dir, &x, &y, by.as_deref()),
             _ => cmd_plot(&dir, replication),
         },
+        Cmd::Report { path, out } => html_report::write_report(&path, out.as_deref()).map(|p| {
+            say(&format!("{}\n", p.display()));
+            ExitCode::SUCCESS
+        }),
         Cmd::Reproduce {
             dir,
             fast,
@@ -470,6 +486,15 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
         &oracle::lookup(&resolved, &oracles),
         &compared_metrics,
     );
+    // The verdicts as a table too (`netsim report` reads it); none: no file.
+    let verdict_file = out_dir.join("expectations.csv");
+    if verdicts.is_empty() {
+        analysis::write::remove_if_exists(&verdict_file).map_err(|e| e.to_string())?;
+    } else {
+        let csv = expect::render_csv(&[(resolved.name.clone(), verdicts.as_slice())]);
+        analysis::write_atomic(&verdict_file, csv.as_bytes()).map_err(|e| e.to_string())?;
+        written.push(verdict_file);
+    }
     if !verdicts.is_empty() {
         body.push_str("\nReference values\n");
         body.push_str(&expect::render(&[(
