@@ -78,8 +78,11 @@ pub fn load_campaign(
     // The code is part of what determines a point's results: with the build's
     // fingerprint in its hash, a store resumed by another build reruns the
     // point instead of mixing the two builds' runs (build.rs).
+    // A run keeps its flows or series tables only when asked: a point whose
+    // runs were made without them must run again (its hash differs).
+    let kept: String = c.keep.iter().map(|k| format!("-{}", k.name())).collect();
     for p in &mut c.points {
-        p.hash = format!("{}-{}", p.hash, BUILD_ID);
+        p.hash = format!("{}-{}{kept}", p.hash, BUILD_ID);
     }
     Ok(c)
 }
@@ -122,6 +125,7 @@ pub fn manifest(c: &Campaign) -> Manifest {
                 values: p.values.iter().map(|v| v.num.unwrap_or(f64::NAN)).collect(),
             })
             .collect(),
+        keep: c.keep.iter().map(|k| k.name().to_string()).collect(),
     }
 }
 
@@ -391,6 +395,7 @@ fn execute(
     };
     bar.set_message(counts.message());
     let inject = fail_injections()?;
+    let keep: Vec<String> = c.keep.iter().map(|k| k.name().to_string()).collect();
     let next = AtomicUsize::new(0);
     let io_error: Mutex<Option<String>> = Mutex::new(None);
     let workers = if threads == 0 {
@@ -462,9 +467,12 @@ fn execute(
                 }));
                 bar.inc((weight as u64).saturating_sub(shown));
                 let written = match outcome {
-                    Ok(Ok(set)) => f
-                        .write_part(&analysis::Metrics::new(&set), 0)
-                        .map(|()| true),
+                    Ok(Ok(set)) => {
+                        let m = analysis::Metrics::new(&set);
+                        f.write_kept(&m, &keep)
+                            .and_then(|()| f.write_part(&m, 0))
+                            .map(|()| true)
+                    }
                     Ok(Err(e)) => f.write_failed(&e).map(|()| false),
                     Err(payload) => f
                         .write_failed(&format!("panicked: {}", panic_text(&payload)))

@@ -587,3 +587,90 @@ fn a_sweep_without_a_terminal_prints_progress_lines() {
     let o = netsim(&["sweep", s(&sc), "--out", s(&out), "--progress-every", "0"]);
     assert!(!o.status.success());
 }
+
+#[test]
+fn a_campaign_keeps_per_flow_rows_and_series_with_the_points_parameters_when_asked() {
+    let t = tempfile::tempdir().unwrap();
+    let text = SWEEP
+        .replace("replications = 3", "replications = 2")
+        .replace(
+            "[run]\n",
+            "[run]\nsample_interval = \"1s\"\nseries = [\"flow_rate\"]\n",
+        );
+    // Without `keep`: metrics only.
+    let sc = write(t.path(), "s.toml", &text);
+    let out = t.path().join("camp");
+    ok(&sweep(&sc, &out, &["--quiet"]));
+    assert!(!out.join("flows.csv").exists());
+    // With it: every run reruns (its hash differs) and keeps both tables.
+    let kept = text.replace("[sweep]\n", "[sweep]\nkeep = [\"series\", \"flows\"]\n");
+    let sc = write(t.path(), "s.toml", &kept);
+    let o = sweep(&sc, &out, &[]);
+    ok(&o);
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("8 to run, 0 already done"),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let flows = csv_rows(&read(&out.join("flows.csv")));
+    // 4 points x 2 replications x 2 flows, each row with its point's values.
+    assert_eq!(flows.len(), 16);
+    for r in &flows {
+        let (cap, buf) = match r["point"].as_str() {
+            "0" => ("5Mbps", "10pkt"),
+            "1" => ("5Mbps", "30pkt"),
+            "2" => ("10Mbps", "10pkt"),
+            "3" => ("10Mbps", "30pkt"),
+            p => panic!("point {p}"),
+        };
+        assert_eq!((r["capacity"].as_str(), r["buffer"].as_str()), (cap, buf));
+        assert_eq!(r["scenario"], "sweep-test");
+        assert!(r["goodput_bps"].parse::<f64>().unwrap() > 0.0);
+        assert_eq!(
+            r["path"],
+            format!("s{f}->r1 r1->r2 r2->d{f}", f = r["flow"])
+        );
+    }
+    // The rows of point 3, replication 1 are `netsim run`'s rows for the
+    // same values and seed (common random numbers: the file's own seed).
+    let p3: Vec<_> = flows
+        .iter()
+        .filter(|r| r["point"] == "3" && r["replication"] == "1")
+        .map(|r| r["goodput_bytes"].clone())
+        .collect();
+    let single = write(
+        t.path(),
+        "single.toml",
+        &text.replace("capacity = \"5Mbps\"", "capacity = \"10Mbps\""),
+    );
+    let run_out = t.path().join("run");
+    ok(&netsim(&[
+        "run",
+        s(&single),
+        "--out",
+        s(&run_out),
+        "--format",
+        "csv",
+        "--quiet",
+    ]));
+    let run_rows: Vec<_> = csv_rows(&read(&run_out.join("flows.csv")))
+        .into_iter()
+        .filter(|r| r["replication"] == "1")
+        .map(|r| r["goodput_bytes"].clone())
+        .collect();
+    assert_eq!(p3, run_rows);
+    let series = csv_rows(&read(&out.join("series.csv")));
+    assert!(series
+        .iter()
+        .any(|r| r["point"] == "2" && r["buffer"] == "10pkt"));
+    // A table that cannot be kept is refused, naming the key.
+    let bad = text.replace("[sweep]\n", "[sweep]\nkeep = [\"links\"]\n");
+    let sc = write(t.path(), "bad.toml", &bad);
+    let o = sweep(&sc, &t.path().join("bad"), &["--quiet"]);
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("sweep.keep"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

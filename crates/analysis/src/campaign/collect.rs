@@ -19,11 +19,13 @@ use std::path::{Path, PathBuf};
 use polars::prelude::{Column, DataFrame};
 
 use super::{read_part, statuses, Manifest, RunFiles, RunKey, RunStatus};
+
 use crate::error::AnalysisError;
 use crate::metrics::WALL_CLOCK_METRICS;
+use crate::read::read_table;
 use crate::stats::Summary;
 use crate::tables::{col, finite};
-use crate::write::{remove_if_exists, write_frame, Format};
+use crate::write::{remove_if_exists, write_frame, write_table, Format};
 
 /// The collected tables, and the runs that were not done.
 #[derive(Debug)]
@@ -36,6 +38,11 @@ pub struct Collected {
     pub runs: DataFrame,
     /// Runs that are not done, with their status.
     pub incomplete: Vec<(RunKey, RunStatus)>,
+    /// The kept per-run tables (`[sweep] keep`): each table's name and its
+    /// runs' files, by point, in point then replication order.
+    pub kept: Vec<(String, Vec<(usize, PathBuf)>)>,
+    /// The manifest, for the kept tables' parameter columns.
+    manifest: Manifest,
 }
 
 impl Collected {
@@ -49,8 +56,9 @@ impl Collected {
     }
 }
 
-/// File stems `collect` writes (removed when a campaign changes).
-pub const COLLECTED: [&str; 3] = ["summary", "metrics", "runs"];
+/// File stems `collect` writes (removed when a campaign changes): the
+/// three tables and the kept per-run tables (`[sweep] keep`).
+pub const COLLECTED: [&str; 5] = ["summary", "metrics", "runs", "flows", "series"];
 
 /// Metric rows keyed by (scope, subject, metric), in first-seen order.
 #[derive(Default)]
@@ -138,6 +146,8 @@ pub fn collect(dir: &Path, m: &Manifest, partial: bool) -> Result<Collected, Ana
     let (mut m_scope, mut m_subject, mut m_metric, mut m_value) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut runs = RunsCols::default();
+    let mut kept: Vec<(String, Vec<(usize, PathBuf)>)> =
+        m.keep.iter().map(|k| (k.clone(), Vec::new())).collect();
     let mut st_iter = st.into_iter();
     for (p, pt) in m.points.iter().enumerate() {
         let mut acc = Ordered::default();
@@ -147,6 +157,19 @@ pub fn collect(dir: &Path, m: &Manifest, partial: bool) -> Result<Collected, Ana
             let mut wall = None;
             if status == RunStatus::Done {
                 let files = RunFiles::new(dir, &pt.hash, r);
+                for (name, list) in &mut kept {
+                    let path = files.kept(name);
+                    if !path.is_file() {
+                        return Err(AnalysisError::Input {
+                            path,
+                            msg: format!(
+                                "point {p} replication {r} kept no `{name}` table: \
+                                 remove its part and run `netsim sweep` again"
+                            ),
+                        });
+                    }
+                    list.push((p, path));
+                }
                 for (scope, subject, metric, value) in read_part(&files.part)? {
                     if scope == "run" && metric == "events" {
                         events = Some(value as u64);
@@ -210,6 +233,8 @@ pub fn collect(dir: &Path, m: &Manifest, partial: bool) -> Result<Collected, Ana
         metrics,
         runs,
         incomplete,
+        kept,
+        manifest: m.clone(),
     })
 }
 
@@ -317,7 +342,60 @@ pub fn write_collected(
         write_frame(&path, df, format)?;
         out.push(path);
     }
+    for (name, files) in &c.kept {
+        let path = dir.join(format!("{name}.{}", format.extension()));
+        write_table(&path, format, |sink| {
+            for (p, file) in files {
+                let df = read_table(file).map_err(|e| {
+                    polars::prelude::PolarsError::ComputeError(e.to_string().into())
+                })?;
+                sink(with_point(df, &c.manifest, *p)?)?;
+            }
+            Ok(())
+        })?;
+        out.push(path);
+    }
     Ok(out)
+}
+
+/// `df` (one run's kept table) with the point's index and parameter
+/// columns (label and `<name>_value`, as the summary's) after its
+/// `scenario` column.
+fn with_point(
+    mut df: DataFrame,
+    m: &Manifest,
+    p: usize,
+) -> polars::prelude::PolarsResult<DataFrame> {
+    use polars::prelude::{AnyValue, DataType, Scalar};
+    let n = df.height();
+    let pt = &m.points[p];
+    let at = usize::from(df.get_column_index("scenario").is_some());
+    let mut cols = vec![Column::new_scalar(
+        "point".into(),
+        Scalar::new(DataType::UInt32, AnyValue::UInt32(p as u32)),
+        n,
+    )];
+    for (k, param) in m.params.iter().enumerate() {
+        let label = pt.labels.get(k).cloned().unwrap_or_default();
+        cols.push(Column::new_scalar(
+            param.name.as_str().into(),
+            Scalar::new(DataType::String, AnyValue::StringOwned(label.into())),
+            n,
+        ));
+        let value = pt.values.get(k).copied().and_then(finite);
+        cols.push(Column::new_scalar(
+            format!("{}_value", param.name).into(),
+            Scalar::new(
+                DataType::Float64,
+                value.map_or(AnyValue::Null, AnyValue::Float64),
+            ),
+            n,
+        ));
+    }
+    for (i, c) in cols.into_iter().enumerate() {
+        df.insert_column(at + i, c)?;
+    }
+    Ok(df)
 }
 
 /// Remove collected tables (both formats) from `dir`: they describe an earlier

@@ -60,6 +60,10 @@ pub struct Manifest {
     /// The points, in order.
     #[serde(default, rename = "point")]
     pub points: Vec<ManifestPoint>,
+    /// The per-run tables each run keeps beside its metrics (`flows`,
+    /// `series`: `[sweep] keep`), collected with the point's parameters.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keep: Vec<String>,
 }
 
 /// A swept parameter.
@@ -176,6 +180,36 @@ impl RunFiles {
             .map_or(0, |d| d.as_secs());
         let text = format!("{} {} {secs}\n", host_name(), std::process::id());
         write_atomic(&self.started, text.as_bytes())
+    }
+
+    /// Where the run keeps its table `name` (`[sweep] keep`).
+    pub fn kept(&self, name: &str) -> PathBuf {
+        self.part.with_extension(format!("{name}.parquet"))
+    }
+
+    /// Write the tables `keep` names (`flows`, `series`) of replication
+    /// `rep` of `m` beside the part; before [`RunFiles::write_part`], whose
+    /// file marks the run done. A table with no rows (a run without series)
+    /// is written empty, so that collection finds every run's file.
+    pub fn write_kept(&self, m: &Metrics<'_>, keep: &[String]) -> Result<(), AnalysisError> {
+        for name in keep {
+            let path = self.kept(name);
+            match name.as_str() {
+                "flows" => write_table(&path, Format::Parquet, |s| {
+                    crate::tables::flows_batches(m, s)
+                })?,
+                "series" => write_table(&path, Format::Parquet, |s| {
+                    crate::tables::series_batches(m, s)
+                })?,
+                other => {
+                    return Err(AnalysisError::Input {
+                        path,
+                        msg: format!("`{other}` is not a table a campaign can keep"),
+                    })
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Record the result of replication `rep` of `m` (removing any failure

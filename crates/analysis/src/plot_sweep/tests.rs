@@ -37,6 +37,7 @@ fn manifest(params: Vec<ManifestParam>, points: &[(Vec<&str>, Vec<f64>)]) -> Man
                 values: v.clone(),
             })
             .collect(),
+        keep: Vec::new(),
     }
 }
 

@@ -96,6 +96,31 @@ pub struct SweepConfig {
     /// Expectations about the curves (`[[sweep.expect]]`, see [`curve`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<curve::CurveExpect>,
+    /// Per-run tables kept beside each run's metrics and collected into
+    /// the store's own `flows` and `series` tables with the point's
+    /// parameters (`keep = ["flows"]`). Default: none (the metrics only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keep: Vec<KeptTable>,
+}
+
+/// A per-run table a campaign can keep (`[sweep] keep`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum KeptTable {
+    /// The `flows` table: a row per flow.
+    Flows,
+    /// The `series` table: the sampled time series.
+    Series,
+}
+
+impl KeptTable {
+    /// The table's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeptTable::Flows => "flows",
+            KeptTable::Series => "series",
+        }
+    }
 }
 
 /// One swept parameter (`[[sweep.param]]`): `values`, or a range `from`/`to` with
@@ -191,6 +216,8 @@ pub struct Campaign {
     pub seeds: SeedMode,
     /// The validated `[[sweep.expect]]` entries.
     pub curves: Vec<curve::CurveCheck>,
+    /// The per-run tables kept (`[sweep] keep`), sorted, each once.
+    pub keep: Vec<KeptTable>,
 }
 
 fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
@@ -250,8 +277,12 @@ impl Campaign {
             &points,
         )
         .map_err(|e| e.locate(src))?;
+        let mut keep = cfg.as_ref().map_or_else(Vec::new, |c| c.keep.clone());
+        keep.sort();
+        keep.dedup();
         Ok(Campaign {
             curves,
+            keep,
             name,
             source: src.to_string(),
             source_hash: sha256_hex(src.as_bytes()),
