@@ -520,7 +520,8 @@ fn cmd_run(a: RunArgs) -> Result<ExitCode, String> {
 
     // The resolved scenario is written last: its presence marks a complete output.
     let resolved_text = format!(
-        "# Resolved by netsim {} (defaults filled in). Seed {seed}, {reps} replication(s).\n{}",
+        "# Resolved by netsim {} (defaults filled in). Seed {seed}, {reps} replication(s).\n\
+         # A duplex link's keys (`loss` too) apply to both directions unless its `reverse` overrides them.\n{}",
         env!("CARGO_PKG_VERSION"),
         resolved.to_toml()
     );
