@@ -93,6 +93,48 @@ pub(crate) fn axis(metric: &str) -> (String, f64) {
     (format!("{} ({unit})", name.replace('_', " ")), k)
 }
 
+/// The values a metric can take, in the axis units of [`axis`]: a fraction
+/// or probability in [0, 1] (utilisation in [0, 100] %), a rate, time, size,
+/// packet count or event count at least 0, anything else unbounded. An
+/// interval is drawn clipped to it (a Student-t interval of two replications
+/// at 86 +- 58 % utilisation does not reach 144 %).
+pub(crate) fn domain(metric: &str) -> (f64, f64) {
+    let (_, k) = axis(metric);
+    let (lo, hi) = base_domain(metric);
+    (lo * k, hi * k)
+}
+
+/// [`domain`] in the tables' base units (fractions in [0, 1]).
+pub(crate) fn base_domain(metric: &str) -> (f64, f64) {
+    let fraction = metric == "utilisation"
+        || metric == "jain"
+        || metric.ends_with("_frac")
+        || metric.ends_with("_prob");
+    if fraction {
+        return (0.0, 1.0);
+    }
+    let counted = ["_bps", "_s", "_bytes", "_pkts"]
+        .iter()
+        .any(|u| metric.ends_with(u))
+        || matches!(
+            metric,
+            "flows"
+                | "active_flows"
+                | "active_flows_mean"
+                | "timeouts"
+                | "reductions"
+                | "fast_retransmits"
+                | "ecn_waits"
+                | "pages"
+                | "events"
+        );
+    if counted && metric != "overshoot" {
+        (0.0, f64::INFINITY)
+    } else {
+        (f64::NEG_INFINITY, f64::INFINITY)
+    }
+}
+
 /// Register the embedded DejaVu font once; false if it could not be parsed.
 fn fonts_ready() -> bool {
     static READY: OnceLock<bool> = OnceLock::new();

@@ -179,8 +179,10 @@ type Point = (f64, f64, f64, f64);
 /// Per time: the replications' values, in time order.
 type ByTime = BTreeMap<u64, Vec<f64>>;
 
-/// `(time, mean, lo, hi)` per time from the values of each replication.
-fn reduce(by_time: ByTime, k: f64) -> Vec<(f64, f64, f64, f64)> {
+/// `(time, mean, lo, hi)` per time from the values of each replication, the
+/// interval clipped to `bounds` (the metric's possible values, base units:
+/// [`super::base_domain`]), then scaled by `k`.
+fn reduce(by_time: ByTime, k: f64, bounds: (f64, f64)) -> Vec<(f64, f64, f64, f64)> {
     by_time
         .into_iter()
         .map(|(t, vs)| {
@@ -189,7 +191,7 @@ fn reduce(by_time: ByTime, k: f64) -> Vec<(f64, f64, f64, f64)> {
             let (lo, hi) = if n >= 2 {
                 let var = vs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
                 let h = t_quantile(0.95, n - 1) * (var / n as f64).sqrt();
-                (mean - h, mean + h)
+                ((mean - h).max(bounds.0), (mean + h).min(bounds.1))
             } else {
                 (f64::NAN, f64::NAN)
             };
@@ -246,6 +248,7 @@ fn describe(kind: &str, metric: &str) -> (String, String, f64) {
 /// Lines, title and axis of one chart.
 fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
     let (name, ydesc, k) = describe(&c.kind, &c.metric);
+    let bounds = super::base_domain(&c.metric);
     let zero = |s: &SubjectData| s.points.iter().all(|p| p.2 == 0.0);
     let mut subjects: Vec<&SubjectData> = c.subjects.iter().collect();
     if subjects.iter().any(|s| !zero(s)) {
@@ -264,7 +267,7 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
                 };
                 lines.push(Line {
                     label,
-                    points: reduce(one(s), k),
+                    points: reduce(one(s), k, bounds),
                 });
             }
         } else {
@@ -289,7 +292,7 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
                 };
                 lines.push(Line {
                     label,
-                    points: reduce(merge(&members), k),
+                    points: reduce(merge(&members), k, bounds),
                 });
             }
         }
@@ -318,7 +321,7 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
         for s in &subjects {
             lines.push(Line {
                 label: s.name.clone(),
-                points: reduce(one(s), k),
+                points: reduce(one(s), k, bounds),
             });
         }
     }

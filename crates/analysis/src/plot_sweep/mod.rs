@@ -37,7 +37,7 @@ use crate::campaign::{Manifest, ManifestParam};
 use crate::error::AnalysisError;
 use crate::metrics::NOTABLE_UTILISATION;
 use crate::plot::style::{colour, dash, is_125, legend_segments, marker};
-use crate::plot::{axis, render, safe, Chart, PlotFormat, FONT};
+use crate::plot::{axis, domain, render, safe, Chart, PlotFormat, FONT};
 use crate::read::{find_table, floats, read_table, strings};
 
 /// A curve to draw beside the measured ones: `y(x)` sampled in base units,
@@ -455,6 +455,14 @@ impl SweepChart {
         padded(lo, hi, 0.05, 0.5)
     }
 
+    /// The interval `y` +- `h` clipped to the metric's [`domain`] (just `y`
+    /// when the half-width is unknown).
+    fn interval(&self, y: f64, h: f64) -> (f64, f64) {
+        let h = if h.is_finite() { h.abs() } else { 0.0 };
+        let (d0, d1) = domain(&self.metric);
+        ((y - h).max(d0).min(y), (y + h).min(d1).max(y))
+    }
+
     /// The y range over means, intervals and reference curves, padded; not
     /// below zero when no value is; on a log axis, over the positive values,
     /// widened by 15 % each way.
@@ -463,8 +471,8 @@ impl SweepChart {
         let (lo, hi) = self
             .points()
             .flat_map(|&(_, y, h)| {
-                let h = if h.is_finite() { h.abs() } else { 0.0 };
-                [y - h, y + h]
+                let (a, b) = self.interval(y, h);
+                [a, b]
             })
             .chain(refs)
             .filter(|v| !self.ylog || *v > 0.0)
@@ -574,14 +582,8 @@ impl SweepChart {
                         .iter()
                         .filter(|p| p.2.is_finite())
                         .map(|&(x, y, h)| {
-                            ErrorBar::new_vertical(
-                                x,
-                                floor(y - h.abs()),
-                                y,
-                                y + h.abs(),
-                                color.stroke_width(1),
-                                8,
-                            )
+                            let (a, b) = self.interval(y, h);
+                            ErrorBar::new_vertical(x, floor(a), y, b, color.stroke_width(1), 8)
                         }),
                 )
                 .map_err(e)?;

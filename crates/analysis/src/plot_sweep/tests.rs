@@ -460,3 +460,34 @@ fn one_measured_metric_against_another_with_series_by_parameter() {
     );
     assert!("link:r1->r2".parse::<Selector>().is_err());
 }
+
+#[test]
+fn intervals_are_clipped_to_what_the_metric_can_be() {
+    let chart = |metric: &str| SweepChart {
+        scope: "link".into(),
+        metric: metric.into(),
+        title: String::new(),
+        xdesc: String::new(),
+        ydesc: String::new(),
+        log: false,
+        ylog: false,
+        ticks: BTreeMap::new(),
+        refs: Vec::new(),
+        lines: vec![Line {
+            name: "a".into(),
+            points: vec![(1.0, 86.66, 58.25)],
+        }],
+    };
+    // Utilisation in %: 86.66 +- 58.25 stops at 100 and the axis with it.
+    let u = chart("utilisation");
+    assert_eq!(u.interval(86.66, 58.25), (86.66 - 58.25, 100.0));
+    assert!(u.y_range().1 < 110.0, "{:?}", u.y_range());
+    // A delay cannot be negative; an unbounded metric keeps its interval.
+    assert_eq!(chart("qdelay_mean_s").interval(2.0, 3.0), (0.0, 5.0));
+    assert_eq!(
+        chart("overshoot").interval(0.1, 0.3),
+        (0.1 - 0.3, 0.1 + 0.3)
+    );
+    // No half-width: the mean alone.
+    assert_eq!(chart("jain").interval(0.9, f64::NAN), (0.9, 0.9));
+}
