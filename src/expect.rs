@@ -601,25 +601,14 @@ mod tests {
     /// bytes/s and group `b`'s of `b` (bits/s: 8 times that).
     fn run(a: u64, b: u64) -> sim_core::RunOutput {
         let flow = |id: u32, group: u32, bytes: u64| sim_core::FlowReport {
-            size: None,
-            base_rtt_s: 0.0,
-            path_bps: 0.0,
-            src: sim_core::NodeId(0),
-            dst: sim_core::NodeId(1),
-            route: sim_core::RouteId(0),
-            packet_size: None,
-            host_delay_s: 0.0,
-            rto: None,
             flow: sim_core::FlowId(id),
             group: sim_core::GroupId(group),
-            start: sim_core::SimTime::ZERO,
-            finish: None,
             active_secs: 1.0,
             counters: sim_core::FlowCounters {
                 goodput_bytes: bytes,
                 ..Default::default()
             },
-            total: Default::default(),
+            ..Default::default()
         };
         sim_core::RunOutput {
             replication: 0,

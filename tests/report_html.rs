@@ -68,6 +68,19 @@ fn svg_files(dir: &Path) -> usize {
         .count()
 }
 
+/// `RUN` run into `dir/out`; that directory.
+fn run_into(dir: &Path) -> PathBuf {
+    let f = write(dir, "s.toml", RUN);
+    let out = dir.join("out");
+    netsim_ok(&[
+        "run".as_ref(),
+        f.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    out
+}
+
 /// What every page must be: one file, nothing loaded from elsewhere.
 fn assert_self_contained(html: &str) {
     assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..100]);
@@ -121,14 +134,7 @@ fn browse(page: &Path, profile: &Path, extra: &[String]) -> std::process::Output
 #[test]
 fn a_runs_page_renders_in_chromium_with_its_tables_verdicts_and_plots() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write(dir.path(), "s.toml", RUN);
-    let out = dir.path().join("out");
-    netsim_ok(&[
-        "run".as_ref(),
-        f.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
+    let out = run_into(dir.path());
     // No plots yet: the report draws them.
     assert_eq!(svg_files(&out), 0);
     let printed = netsim_ok(&["report".as_ref(), out.as_os_str()]);
@@ -198,14 +204,7 @@ fn a_runs_page_renders_in_chromium_with_its_tables_verdicts_and_plots() {
 #[test]
 fn a_reproductions_csv_and_a_campaign_get_their_pages() {
     let dir = tempfile::tempdir().unwrap();
-    let f = write(dir.path(), "s.toml", RUN);
-    let out = dir.path().join("out");
-    netsim_ok(&[
-        "run".as_ref(),
-        f.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-    ]);
+    let out = run_into(dir.path());
     // The run's verdict table has the reproduction CSV's columns.
     let csv = dir.path().join("verdicts.csv");
     std::fs::copy(out.join("expectations.csv"), &csv).unwrap();

@@ -240,26 +240,14 @@ pub fn link_series_stats(run: &RunOutput) -> Vec<LinkSeriesStats> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sim_core::{FlowCounters, FlowId, GroupId, LinkId, SimTime};
+    use sim_core::{FlowId, LinkId, SimTime};
 
     fn flow(id: u32, start: f64) -> FlowReport {
         FlowReport {
-            size: None,
-            base_rtt_s: 0.0,
-            path_bps: 0.0,
-            src: sim_core::NodeId(0),
-            dst: sim_core::NodeId(1),
-            route: sim_core::RouteId(0),
-            packet_size: None,
-            host_delay_s: 0.0,
-            rto: None,
             flow: FlowId(id),
-            group: GroupId(0),
             start: SimTime::from_secs_f64(start),
-            finish: None,
             active_secs: 1.0,
-            counters: FlowCounters::default(),
-            total: FlowCounters::default(),
+            ..FlowReport::default()
         }
     }
 

@@ -68,7 +68,7 @@ impl SeriesPoint {
 }
 
 /// A flow's measurements.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct FlowReport {
     /// The flow.
     pub flow: FlowId,

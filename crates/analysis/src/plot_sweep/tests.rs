@@ -367,21 +367,7 @@ fn series_beyond_the_cap_are_left_out_with_a_note() {
 
 #[test]
 fn the_legend_avoids_the_data() {
-    let chart = |points: Vec<(f64, f64, f64)>| SweepChart {
-        scope: "group".into(),
-        metric: "goodput_bps".into(),
-        title: String::new(),
-        xdesc: String::new(),
-        ydesc: String::new(),
-        log: false,
-        ylog: false,
-        ticks: BTreeMap::new(),
-        refs: Vec::new(),
-        lines: vec![Line {
-            name: "a".into(),
-            points,
-        }],
-    };
+    let chart = |points: Vec<(f64, f64, f64)>| one_line("goodput_bps", points);
     let rising = chart(vec![(0.0, 0.0, f64::NAN), (1.0, 1.0, f64::NAN)]);
     assert!(matches!(
         rising.legend_corner(|x| x),
@@ -463,21 +449,7 @@ fn one_measured_metric_against_another_with_series_by_parameter() {
 
 #[test]
 fn intervals_are_clipped_to_what_the_metric_can_be() {
-    let chart = |metric: &str| SweepChart {
-        scope: "link".into(),
-        metric: metric.into(),
-        title: String::new(),
-        xdesc: String::new(),
-        ydesc: String::new(),
-        log: false,
-        ylog: false,
-        ticks: BTreeMap::new(),
-        refs: Vec::new(),
-        lines: vec![Line {
-            name: "a".into(),
-            points: vec![(1.0, 86.66, 58.25)],
-        }],
-    };
+    let chart = |metric: &str| one_line(metric, vec![(1.0, 86.66, 58.25)]);
     // Utilisation in %: 86.66 +- 58.25 stops at 100 and the axis with it.
     let u = chart("utilisation");
     assert_eq!(u.interval(86.66, 58.25), (86.66 - 58.25, 100.0));
@@ -490,4 +462,23 @@ fn intervals_are_clipped_to_what_the_metric_can_be() {
     );
     // No half-width: the mean alone.
     assert_eq!(chart("jain").interval(0.9, f64::NAN), (0.9, 0.9));
+}
+
+/// A linear chart of `metric` with one line of `points`.
+fn one_line(metric: &str, points: Vec<(f64, f64, f64)>) -> SweepChart {
+    SweepChart {
+        scope: "link".into(),
+        metric: metric.into(),
+        title: String::new(),
+        xdesc: String::new(),
+        ydesc: String::new(),
+        log: false,
+        ylog: false,
+        ticks: BTreeMap::new(),
+        refs: Vec::new(),
+        lines: vec![Line {
+            name: "a".into(),
+            points,
+        }],
+    }
 }
