@@ -45,10 +45,10 @@ transport = "tfrc"
 "#;
 
 /// Run `src` with CSV output into `out`; panics with the output on failure.
-fn run(src: &str, dir: &Path, out: &Path, extra: &[&str]) {
+fn run(src: &str, dir: &Path, out: &Path) {
     let f = dir.join("s.toml");
     std::fs::write(&f, src).unwrap();
-    let mut args: Vec<&std::ffi::OsStr> = vec![
+    let args: Vec<&std::ffi::OsStr> = vec![
         "run".as_ref(),
         f.as_os_str(),
         "--out".as_ref(),
@@ -56,7 +56,6 @@ fn run(src: &str, dir: &Path, out: &Path, extra: &[&str]) {
         "--format".as_ref(),
         "csv".as_ref(),
     ];
-    args.extend(extra.iter().map(|a| std::ffi::OsStr::new(a)));
     let (ok, text) = cli::netsim(args);
     assert!(ok, "{text}");
 }
@@ -90,7 +89,7 @@ fn a_single_tfrc_flow_under_bernoulli_loss_sends_at_the_padhye_rate() {
     for loss in ["0.01", "0.03"] {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("o");
-        run(&PADHYE.replace("LOSS", loss), dir.path(), &out, &[]);
+        run(&PADHYE.replace("LOSS", loss), dir.path(), &out);
         let (head, rows) = table(&out, "series");
         let (t, m, v) = (
             col(&head, "time_s"),
@@ -208,7 +207,7 @@ fn tfrc_runs_are_deterministic_per_seed() {
     let dir = tempfile::tempdir().unwrap();
     let flows = |name: &str, src: &str| {
         let out = dir.path().join(name);
-        run(src, dir.path(), &out, &[]);
+        run(src, dir.path(), &out);
         std::fs::read_to_string(out.join("flows.csv")).unwrap()
     };
     let a = flows("a", &src);
