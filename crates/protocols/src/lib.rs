@@ -16,5 +16,6 @@
 
 pub mod cc;
 pub mod link;
+pub mod tfrc;
 pub mod traffic;
 pub mod transport;
