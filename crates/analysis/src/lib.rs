@@ -71,6 +71,7 @@ pub mod campaign;
 pub mod dynamics;
 pub mod error;
 pub mod fairness;
+pub mod link_changes;
 pub mod maxmin;
 pub mod metrics;
 pub mod models;

@@ -66,11 +66,13 @@ pub use packet::{
     PriceHeader, RateHeader, SackBlocks, WindowHeader,
 };
 pub use report::{
-    FlowReport, LinkReport, ObjectReport, Overload, PageReport, RunOutput, SeriesPoint,
-    SeriesSelect, Subject,
+    FlowReport, LinkChangeRecord, LinkReport, ObjectReport, Overload, PageReport, RunOutput,
+    SeriesPoint, SeriesSelect, Subject,
 };
 pub use rng::{stream, LazyRng, SimRng, StreamKind};
-pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator, MAX_PACKETS_HELD};
+pub use sim::{
+    FlowFactory, FlowSpec, LinkChange, LinkSetting, SimConfig, Simulator, MAX_PACKETS_HELD,
+};
 pub use trace::{TraceKind, Tracer};
 pub use units::{
     parse_bytes, parse_duration, parse_rate, Bytes, Rate, SimDuration, SimTime, PS_PER_SEC,

@@ -48,6 +48,8 @@ pub struct Resolved {
     pub graph: Graph,
     /// Flow groups with routes.
     pub groups: Vec<ResolvedGroup>,
+    /// The expanded `[[link_change]]` schedule, in time order.
+    pub changes: Vec<crate::link_change::ScheduledChange>,
 }
 
 fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
@@ -118,6 +120,7 @@ impl Resolved {
             .iter()
             .map(validate_link)
             .collect::<Result<Vec<_>, _>>()?;
+        let changes = crate::link_change::expand(&sc.link_changes, &graph, sc.run.duration)?;
         let mut router = Router::new(&graph);
         let mut names = BTreeSet::new();
         let mut groups = Vec::new();
@@ -275,6 +278,7 @@ impl Resolved {
             name,
             graph,
             groups,
+            changes,
         })
     }
 
@@ -351,6 +355,11 @@ impl Resolved {
                 },
                 algo,
             );
+        }
+        // Scheduled before any flow starts: a change at `t` precedes the
+        // packet events at `t` (sim_core's `changes` module).
+        for c in &self.changes {
+            sim.schedule_link_change(c.at, LinkId::from_index(c.link), c.set);
         }
         let mut routes: BTreeMap<Vec<usize>, RouteId> = BTreeMap::new();
         let mut route_of = |sim: &mut Simulator, links: &[usize]| {
