@@ -473,3 +473,51 @@ delay = "5ms"
     assert!(one[0] != one[1], "replications differ");
     assert!(one[0].contains("quantity: \"up\""), "state changes logged");
 }
+
+/// `direction = "both"` changes a duplex link's two directions: with a CBR
+/// flow each way, each one-way latency grows by exactly the change, so the
+/// round trip `a -> b -> a` grows by twice it.
+#[test]
+fn a_delay_change_on_both_directions_shifts_the_round_trip_by_twice_the_change() {
+    let src = scenario(
+        "10s",
+        r#"capacity = "100Mbps"
+delay = "10ms"
+buffer = "100pkt""#,
+        "800kbps",
+        r#"
+[[flows]]
+name = "back"
+from = "b"
+to = "a"
+packet_size = "1000B"
+traffic = { kind = "cbr", rate = "800kbps" }
+
+[[link_change]]
+link = "a->b"
+direction = "both"
+at = "5s"
+delay = "25ms"
+"#,
+    );
+    let (out, ev) = run_traced(&src);
+    let one_way = |link: u32, after: bool| -> Vec<u64> {
+        ev.iter()
+            .filter(|e| e.1 == LinkId(link) && e.2 == TraceKind::Deliver)
+            .filter(|e| (secs(e.4) >= 5.0) == after)
+            .map(|e| e.0.as_ps() - e.4.as_ps())
+            .collect()
+    };
+    let tx_ps = 80_000_000;
+    for link in [0, 1] {
+        let before = one_way(link, false);
+        let after = one_way(link, true);
+        assert!(before.len() > 400 && after.len() > 400);
+        assert!(before.iter().all(|&x| x == tx_ps + 10_000_000_000));
+        assert!(after.iter().all(|&x| x == tx_ps + 25_000_000_000));
+    }
+    // Round trip: +2 x 15 ms.
+    let rtt = |after: bool| one_way(0, after)[0] + one_way(1, after)[0];
+    assert_eq!(rtt(true) - rtt(false), 2 * 15_000_000_000);
+    assert_eq!(out.link_changes.len(), 2);
+}

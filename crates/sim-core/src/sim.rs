@@ -134,9 +134,6 @@ struct LinkState {
     capacity: Rate,
     delay: SimDuration,
     loss: f64,
-    /// Serializing a packet takes the slower path of [`changes`]: a random
-    /// loss draw (`loss > 0`), or FIFO-clamped arrivals after a delay decrease.
-    slow: bool,
     limit: BufferLimit,
     /// Bytes dropped at the queue (all reasons but wire loss), for [`LinkView`].
     queue_dropped_bytes: u64,
@@ -148,6 +145,9 @@ struct LinkState {
     stamps: bool,
     /// The algorithm judges arrivals ([`LinkAlgorithm::judges_arrivals`]).
     judges: bool,
+    /// Serializing a packet takes the slower path of [`changes`]: a random
+    /// loss draw (`loss > 0`), or FIFO-clamped arrivals after a delay decrease.
+    slow: bool,
     /// `(size, serialization time)` of the last packet size serialized.
     tx_cache: (u32, SimDuration),
     /// Packets that reached the queue.
@@ -664,8 +664,11 @@ impl Simulator {
         let done = now + link.tx_cache.1;
         link.busy_until = done;
         let mut arrive = done + link.delay;
-        // One branch, as the `loss > 0` test it replaces (see `LinkState::slow`).
-        let lost = link.slow && link.slow_tx(&mut arrive, &self.slots);
+        let mut lost = false;
+        if link.slow {
+            // One branch, as the `loss > 0` test it replaces (`LinkState::slow`).
+            (lost, arrive) = link.slow_tx(arrive, &self.slots);
+        }
         if lost {
             link.cold.dropped.add(Reason::WireLoss, pkt.size);
         }

@@ -134,6 +134,7 @@ pub(crate) fn sample() -> RunSet {
         }],
         overload: None,
         closed_flows: 0,
+        link_changes: Vec::new(),
     };
     RunSet {
         meta: RunMeta {
