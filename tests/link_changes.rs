@@ -378,7 +378,7 @@ algo = { kind = "rcp" }"#,
         "1Mbps",
         "[[link_change]]\nlink = \"a->b\"\nat = \"1s\"\ncapacity = \"5Mbps\"\n",
     );
-    let e = Resolved::parse(&src, "t").err().expect("rejected");
+    let e = Resolved::parse(&src, "t").expect_err("rejected");
     assert_eq!(e.path, "link_change[0].capacity");
     assert!(e.message.contains("rcp"), "{}", e.message);
 }

@@ -89,6 +89,14 @@ pub struct ScheduledChange {
     pub set: LinkSetting,
 }
 
+/// Schedule `changes` on `sim`. Called before any flow is added, so that a
+/// change at `t` precedes the packet events at `t` (sim_core's `changes`).
+pub fn schedule(changes: &[ScheduledChange], sim: &mut sim_core::Simulator) {
+    for c in changes {
+        sim.schedule_link_change(c.at, sim_core::LinkId::from_index(c.link), c.set);
+    }
+}
+
 /// Most changes one scenario may expand into (a typo in `every` must not
 /// build a schedule that fills memory).
 pub const MAX_CHANGES: usize = 1_000_000;
