@@ -624,6 +624,7 @@ mod tests {
             pages: Vec::new(),
             overload: None,
             closed_flows: 0,
+            link_changes: Vec::new(),
         }
     }
 

@@ -243,6 +243,7 @@ mod tests {
             pages: Vec::new(),
             overload: None,
             closed_flows: 0,
+            link_changes: Vec::new(),
         };
         let r = flow_rates(&run);
         assert_eq!(r[&FlowId(0)], vec![(1.0, 2.0)]);

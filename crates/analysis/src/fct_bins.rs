@@ -157,17 +157,10 @@ mod tests {
         RunOutput {
             replication: rep,
             seed: 1,
-            events: 0,
             end_secs: 10.0,
             window_secs: 10.0,
             flows,
-            links: vec![],
-            routes: vec![],
-            series: vec![],
-            objects: vec![],
-            pages: vec![],
-            overload: None,
-            closed_flows: 0,
+            ..RunOutput::default()
         }
     }
 

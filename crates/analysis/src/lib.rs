@@ -72,6 +72,7 @@ pub mod dynamics;
 pub mod error;
 pub mod fairness;
 pub mod fct_bins;
+pub mod link_changes;
 pub mod maxmin;
 pub mod metrics;
 pub mod models;

@@ -261,7 +261,7 @@ fn backlog_table(links: &[Shown]) -> TextTable {
 fn reason_table(links: &[Shown]) -> TextTable {
     let mut t = TextTable::new(&["link", "reason", "drops (pkts)", "marks (pkts)"]).left_aligned(2);
     for l in links {
-        for r in Reason::ALL {
+        for r in Reason::TABLED {
             let drop = format!("drop_{}_pkts", r.as_str());
             let mark = format!("mark_{}_pkts", r.as_str());
             let occurred = |m: &str| l.mean(m).is_some_and(|x| x > 0.0);

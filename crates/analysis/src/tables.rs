@@ -711,9 +711,10 @@ pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 35] {
         Val::Count(c.marked_total().pkts),
     ];
     v[..FIRST_REASON_COLUMN].copy_from_slice(&head);
-    for r in Reason::ALL {
+    for r in Reason::TABLED {
         v[FIRST_REASON_COLUMN + r as usize] = Val::Count(c.dropped[r as usize].pkts);
-        v[FIRST_REASON_COLUMN + Reason::COUNT + r as usize] = Val::Count(c.marked[r as usize].pkts);
+        v[FIRST_REASON_COLUMN + Reason::TABLED.len() + r as usize] =
+            Val::Count(c.marked[r as usize].pkts);
     }
     v[33] = Val::Maybe(jain);
     v[34] = Val::Real(drop_prob(c));

@@ -41,10 +41,11 @@ impl Format {
     }
 }
 
-/// Write `runs`, `flows`, `links`, `summary`, `objects`, `pages`, `fct_bins`
-/// and `series` as `<name>.<ext>` in `dir` (which must exist), each in batches
-/// as it is built ([`write_table`]). `objects`, `pages`, `fct_bins` (no
-/// finite flow finished) and `series` are skipped when the runs have
+/// Write `runs`, `flows`, `links`, `summary`, `objects`, `pages`,
+/// `link_changes`, `fct_bins` and `series` as `<name>.<ext>` in `dir` (which
+/// must exist), each in batches as it is built ([`write_table`]). `objects`,
+/// `pages`, `link_changes`, `fct_bins` (no finite flow finished) and `series`
+/// are skipped when the runs have
 /// none, and such a file of the same format left by an earlier run in `dir`
 /// is then removed, so the directory never pairs new tables with old ones. Returns the files written.
 pub fn write_tables(
@@ -75,6 +76,14 @@ pub fn write_tables(
     } else {
         write_table(&path("pages"), format, |s| pages_batches(m, s))?;
         written.push(path("pages"));
+    }
+    if set.runs.iter().all(|r| r.link_changes.is_empty()) {
+        remove_if_exists(&path("link_changes"))?;
+    } else {
+        let df = crate::link_changes::link_changes_table(m)
+            .map_err(|e| AnalysisError::table("link_changes", e))?;
+        write_frame(&path("link_changes"), &df, format)?;
+        written.push(path("link_changes"));
     }
     match crate::fct_bins::fct_bins_table(set, &set.meta.fct_bin_edges)
         .map_err(|e| AnalysisError::table("fct_bins", e))?

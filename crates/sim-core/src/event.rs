@@ -33,6 +33,9 @@ pub enum Event {
     EndpointRelease(EndpointId),
     /// A flow group's arrival process produces a new flow.
     GroupArrival(GroupId),
+    /// A scheduled link change (index into the simulator's change list,
+    /// `Simulator::schedule_link_change`) takes effect.
+    LinkChange(u32),
     /// Take one sample of the requested time series.
     Sample,
     /// End of the warm-up: measurement counters start here.

@@ -36,6 +36,16 @@
 //! event is recognised by its generation and skipped. Each component draws from its
 //! own random stream, so the same seed gives bit-identical results on any thread
 //! count, and adding a flow never changes an unrelated link's draws.
+//!
+//! ## Link changes at run time
+//! [`Simulator::schedule_link_change`] sets a link's loss, capacity, delay or
+//! state (up / down) at a given instant, as an event scheduled when the
+//! network is built: it takes effect before every packet event at that
+//! instant. Capacity and loss apply from the next packet to start
+//! serialization, a delay to the packets entering the wire after it (the wire
+//! stays FIFO), and a link going down drops what it holds and what arrives
+//! (reason [`Reason::LinkDown`]). See `sim/changes.rs` for the details and
+//! why a link without changes pays nothing for them.
 #![forbid(unsafe_code)]
 
 pub mod config;
@@ -66,11 +76,13 @@ pub use packet::{
     PriceHeader, RateHeader, SackBlocks, TfrcData, TfrcFeedback, WindowHeader,
 };
 pub use report::{
-    FlowReport, LinkReport, ObjectReport, Overload, PageReport, RtoStats, RunOutput, SeriesPoint,
-    SeriesSelect, Subject,
+    FlowReport, LinkChangeRecord, LinkReport, ObjectReport, Overload, PageReport, RtoStats,
+    RunOutput, SeriesPoint, SeriesSelect, Subject,
 };
 pub use rng::{stream, LazyRng, SimRng, StreamKind};
-pub use sim::{FlowFactory, FlowSpec, SimConfig, Simulator, MAX_PACKETS_HELD};
+pub use sim::{
+    FlowFactory, FlowSpec, LinkChange, LinkSetting, SimConfig, Simulator, MAX_PACKETS_HELD,
+};
 pub use trace::{TraceKind, Tracer};
 pub use units::{
     parse_bytes, parse_duration, parse_rate, Bytes, Rate, SimDuration, SimTime, PS_PER_SEC,

@@ -52,13 +52,32 @@ pub enum Reason {
     Virtual = 5,
     /// A load (arrival rate) based decision.
     Load = 6,
+    /// The link was down (`state = "down"` of a scenario's `[[link_change]]`):
+    /// a packet that arrived while it was down, or that it held (queue or
+    /// wire) when it went down. Engine-decided.
+    LinkDown = 7,
 }
 
 impl Reason {
     /// Number of reasons (array size for per-reason counters).
-    pub const COUNT: usize = 7;
+    pub const COUNT: usize = 8;
     /// Every reason, in counter order.
     pub const ALL: [Reason; Reason::COUNT] = [
+        Reason::Overflow,
+        Reason::WireLoss,
+        Reason::Early,
+        Reason::Forced,
+        Reason::Threshold,
+        Reason::Virtual,
+        Reason::Load,
+        Reason::LinkDown,
+    ];
+    /// The reasons the links table has a `drop_<reason>_pkts` and a
+    /// `mark_<reason>_pkts` column for: all but [`Reason::LinkDown`], which
+    /// only a scenario with link changes can produce and which is counted in
+    /// the table's drop totals (so the table's columns are the same with or
+    /// without a change schedule).
+    pub const TABLED: [Reason; 7] = [
         Reason::Overflow,
         Reason::WireLoss,
         Reason::Early,
@@ -77,6 +96,7 @@ impl Reason {
             Reason::Threshold => "threshold",
             Reason::Virtual => "virtual",
             Reason::Load => "load",
+            Reason::LinkDown => "link_down",
         }
     }
 }
@@ -210,6 +230,23 @@ pub trait LinkAlgorithm: Send {
     fn probe(&self) -> Option<(&'static str, f64)> {
         None
     }
+
+    /// Whether the algorithm is right after its link's capacity changes at
+    /// run time (a scenario's `[[link_change]] capacity`): true when it reads
+    /// the capacity from each hook's [`LinkView`] or not at all (the
+    /// default), or recomputes what it derived from it in
+    /// [`LinkAlgorithm::on_capacity_change`]. An algorithm that fixed
+    /// constants from the capacity at build and does not recompute them
+    /// returns false, and the scenario builder rejects a capacity change on
+    /// its link rather than run it against a stale capacity.
+    fn follows_capacity(&self) -> bool {
+        true
+    }
+
+    /// The link's capacity changed: `view.capacity` is the new one (the
+    /// packet in serialization, if any, finishes at the old rate). Called at
+    /// the change's instant, before any packet sees the new capacity.
+    fn on_capacity_change(&mut self, _view: &LinkView) {}
 }
 
 /// Packet and byte counts.
@@ -336,8 +373,8 @@ impl From<[Count; Reason::COUNT]> for ReasonCounts {
 ///
 /// Identities (checked by [`LinkCounters::check`]):
 /// `arrived = enqueued + sum(dropped at the queue)`,
-/// `backlog = enqueued - departed`,
-/// `departed = delivered + wire-lost + in the pipe`.
+/// `backlog = enqueued - departed - cut_queued`,
+/// `departed = delivered + wire-lost + cut_on_wire + in the pipe`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct LinkCounters {
     /// Packets that reached the queue.
@@ -352,10 +389,17 @@ pub struct LinkCounters {
     pub dropped: ReasonCounts,
     /// Marks per [`Reason`].
     pub marked: ReasonCounts,
+    /// Packets that were waiting in the queue when the link went down, dropped
+    /// then (also counted in `dropped` under [`Reason::LinkDown`]).
+    pub cut_queued: Count,
+    /// Packets that were on the wire (serializing or propagating) when the link
+    /// went down, dropped then (also counted under [`Reason::LinkDown`]).
+    pub cut_on_wire: Count,
 }
 
 impl LinkCounters {
-    /// Drops at the queue (every reason but wire loss).
+    /// Drops decided at arrival at the queue: every reason but wire loss, less
+    /// the packets a link going down took from its queue and wire.
     pub fn dropped_at_queue(&self) -> Count {
         let mut c = Count::default();
         for r in Reason::ALL {
@@ -364,7 +408,10 @@ impl LinkCounters {
                 c.bytes += self.dropped[r as usize].bytes;
             }
         }
-        c
+        c.since(Count {
+            pkts: self.cut_queued.pkts + self.cut_on_wire.pkts,
+            bytes: self.cut_queued.bytes + self.cut_on_wire.bytes,
+        })
     }
     /// Sum of drops over all reasons.
     pub fn dropped_total(&self) -> Count {
@@ -383,6 +430,8 @@ impl LinkCounters {
             delivered: self.delivered.since(earlier.delivered),
             dropped: self.dropped.since(&earlier.dropped),
             marked: self.marked.since(&earlier.marked),
+            cut_queued: self.cut_queued.since(earlier.cut_queued),
+            cut_on_wire: self.cut_on_wire.since(earlier.cut_on_wire),
         }
     }
 
@@ -398,20 +447,22 @@ impl LinkCounters {
                 self.arrived, self.enqueued, dq
             ));
         }
-        if self.enqueued.pkts - self.departed.pkts != backlog.pkts
-            || self.enqueued.bytes - self.departed.bytes != backlog.bytes
+        let (cq, cw) = (self.cut_queued, self.cut_on_wire);
+        if self.enqueued.pkts - self.departed.pkts - cq.pkts != backlog.pkts
+            || self.enqueued.bytes - self.departed.bytes - cq.bytes != backlog.bytes
         {
             return Err(format!(
-                "enqueued {:?} - departed {:?} != backlog {:?}",
+                "enqueued {:?} - departed {:?} - cut from the queue {cq:?} != backlog {:?}",
                 self.enqueued, self.departed, backlog
             ));
         }
         let wl = self.dropped[Reason::WireLoss as usize];
-        if self.departed.pkts != self.delivered.pkts + wl.pkts + in_pipe.pkts
-            || self.departed.bytes != self.delivered.bytes + wl.bytes + in_pipe.bytes
+        if self.departed.pkts != self.delivered.pkts + wl.pkts + cw.pkts + in_pipe.pkts
+            || self.departed.bytes != self.delivered.bytes + wl.bytes + cw.bytes + in_pipe.bytes
         {
             return Err(format!(
-                "departed {:?} != delivered {:?} + wire loss {:?} + in pipe {:?}",
+                "departed {:?} != delivered {:?} + wire loss {:?} + cut on the wire {cw:?} \
+                 + in pipe {:?}",
                 self.departed, self.delivered, wl, in_pipe
             ));
         }

@@ -181,7 +181,10 @@ pub struct LinkReport {
     pub link: LinkId,
     /// Its name.
     pub name: String,
-    /// Capacity, bits/s.
+    /// Capacity, bits/s: the configured one, or, for a link whose capacity
+    /// or state a change schedule altered, its time-weighted mean over the
+    /// measurement window with the time it was down counted at zero (what
+    /// [`LinkReport::utilisation`] divides by).
     pub capacity_bps: f64,
     /// Counters over the window.
     pub counters: LinkCounters,
@@ -379,7 +382,7 @@ impl PageReport {
 }
 
 /// Everything one replication produced.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOutput {
     /// Replication index.
     pub replication: u32,
@@ -413,6 +416,29 @@ pub struct RunOutput {
     /// again (finished flows; memory, not a result: see
     /// `Simulator::keep_finished_flows`).
     pub closed_flows: u64,
+    /// The link changes applied during the run, in the order they took
+    /// effect (empty without a change schedule).
+    pub link_changes: Vec<LinkChangeRecord>,
+}
+
+/// One applied link change (`Simulator::schedule_link_change`): a row of the
+/// `link_changes` table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkChangeRecord {
+    /// When it took effect, seconds.
+    pub time_secs: f64,
+    /// The link.
+    pub link: LinkId,
+    /// What changed: `"loss"` (probability), `"capacity_bps"`, `"delay_s"`
+    /// or `"up"` (1 up, 0 down).
+    pub quantity: &'static str,
+    /// The value before the change, in the quantity's unit.
+    pub old: f64,
+    /// The value after it.
+    pub new: f64,
+    /// Packets the change itself dropped: for a link going down, the ones it
+    /// held in its queue and on its wire; 0 otherwise.
+    pub dropped_pkts: u64,
 }
 
 #[cfg(test)]

@@ -48,6 +48,8 @@ pub struct Resolved {
     pub graph: Graph,
     /// Flow groups with routes.
     pub groups: Vec<ResolvedGroup>,
+    /// The expanded `[[link_change]]` schedule, in time order.
+    pub changes: Vec<crate::link_change::ScheduledChange>,
 }
 
 fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
@@ -100,10 +102,10 @@ impl Resolved {
             let at = format!("links[{i}]");
             let a = graph
                 .node(&l.from)
-                .ok_or_else(|| err(format!("{at}.from"), unknown_node(&l.from, &graph)))?;
+                .ok_or_else(|| err(format!("{at}.from"), graph.unknown_node(&l.from)))?;
             let b = graph
                 .node(&l.to)
-                .ok_or_else(|| err(format!("{at}.to"), unknown_node(&l.to, &graph)))?;
+                .ok_or_else(|| err(format!("{at}.to"), graph.unknown_node(&l.to)))?;
             if a == b {
                 return Err(err(
                     format!("{at}.to"),
@@ -118,6 +120,7 @@ impl Resolved {
             .iter()
             .map(validate_link)
             .collect::<Result<Vec<_>, _>>()?;
+        let changes = crate::link_change::expand(&sc.link_changes, &graph, sc.run.duration)?;
         let mut router = Router::new(&graph);
         let mut names = BTreeSet::new();
         let mut groups = Vec::new();
@@ -275,6 +278,7 @@ impl Resolved {
             name,
             graph,
             groups,
+            changes,
         })
     }
 
@@ -352,6 +356,7 @@ impl Resolved {
                 algo,
             );
         }
+        crate::link_change::schedule(&self.changes, &mut sim); // before any flow
         let mut routes: BTreeMap<Vec<usize>, RouteId> = BTreeMap::new();
         let mut route_of = |sim: &mut Simulator, links: &[usize]| {
             *routes.entry(links.to_vec()).or_insert_with(|| {
@@ -476,14 +481,6 @@ pub(crate) fn make_endpoints(
     }
 }
 
-fn unknown_node(name: &str, g: &Graph) -> String {
-    let mut known: Vec<&str> = g.nodes.iter().map(String::as_str).take(12).collect();
-    if g.nodes.len() > 12 {
-        known.push("...");
-    }
-    format!("unknown node `{name}`; known nodes: {}", known.join(", "))
-}
-
 fn validate_run(sc: &Scenario) -> Result<(), ScenarioError> {
     let r = &sc.run;
     if r.duration == SimDuration::ZERO {
@@ -594,7 +591,7 @@ fn resolve_path(
             let n = crate::scenario::expand(n, i);
             graph
                 .node(&n)
-                .ok_or_else(|| err(format!("{at}[{k}]"), unknown_node(&n, graph)))
+                .ok_or_else(|| err(format!("{at}[{k}]"), graph.unknown_node(&n)))
         })
         .collect::<Result<Vec<_>, _>>()?;
     graph.path_links(&nodes).map_err(|k| {
@@ -738,10 +735,10 @@ fn resolve_group(
         let dst_name = g.to.for_flow(i);
         let src = graph
             .node(&src_name)
-            .ok_or_else(|| err(format!("{at}.from"), unknown_node(&src_name, graph)))?;
+            .ok_or_else(|| err(format!("{at}.from"), graph.unknown_node(&src_name)))?;
         let dst = graph
             .node(&dst_name)
-            .ok_or_else(|| err(format!("{at}.to"), unknown_node(&dst_name, graph)))?;
+            .ok_or_else(|| err(format!("{at}.to"), graph.unknown_node(&dst_name)))?;
         if src == dst {
             return Err(err(
                 format!("{at}.to"),

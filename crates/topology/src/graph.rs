@@ -54,6 +54,15 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// The error message for an unknown node `name`, listing some known ones.
+    pub fn unknown_node(&self, name: &str) -> String {
+        let mut known: Vec<&str> = self.nodes.iter().map(String::as_str).take(12).collect();
+        if self.nodes.len() > 12 {
+            known.push("...");
+        }
+        format!("unknown node `{name}`; known nodes: {}", known.join(", "))
+    }
+
     /// Add a node; returns false if the name is taken.
     pub fn add_node(&mut self, name: &str) -> bool {
         if self.index.contains_key(name) {

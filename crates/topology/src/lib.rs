@@ -21,6 +21,7 @@ pub mod error;
 mod factories;
 pub mod graph;
 pub mod limits;
+pub mod link_change;
 pub mod per_flow;
 pub mod preset;
 pub mod routing;

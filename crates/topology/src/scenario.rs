@@ -35,6 +35,9 @@ pub struct Scenario {
     pub links: Vec<LinkConfig>,
     /// Flow groups.
     pub flows: Vec<FlowGroupConfig>,
+    /// Link changes at run time (`[[link_change]]`).
+    #[serde(default, rename = "link_change", skip_serializing_if = "Vec::is_empty")]
+    pub link_changes: Vec<crate::link_change::LinkChangeConfig>,
     /// Reference values to check the results against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<Expect>,

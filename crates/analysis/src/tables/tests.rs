@@ -146,6 +146,7 @@ pub(crate) fn sample() -> RunSet {
         }],
         overload: None,
         closed_flows: 0,
+        link_changes: Vec::new(),
     };
     RunSet {
         meta: RunMeta {
@@ -231,7 +232,7 @@ fn links_table_computes_utilisation_backlog_delay_and_jain() {
     assert_eq!(get(&df, "jain", 0), AnyValue::Float64(0.8));
     assert_eq!(get(&df, "jain", 1), AnyValue::Null);
     assert_eq!(get(&df, "name", 1), AnyValue::String("h1->r1"));
-    for r in Reason::ALL {
+    for r in Reason::TABLED {
         assert!(df.column(&format!("drop_{}_pkts", r.as_str())).is_ok());
         assert!(df.column(&format!("mark_{}_pkts", r.as_str())).is_ok());
     }

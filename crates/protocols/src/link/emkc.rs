@@ -221,6 +221,12 @@ impl Emkc {
 }
 
 impl LinkAlgorithm for Emkc {
+    /// Derived constants from the capacity at build (issue 59: a capacity
+    /// change on its link is rejected when the scenario is built).
+    fn follows_capacity(&self) -> bool {
+        false
+    }
+
     fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         self.bytes += f64::from(pkt.size);
         if pkt.kind == PacketKind::Data {

@@ -434,6 +434,12 @@ impl JetMax {
 }
 
 impl LinkAlgorithm for JetMax {
+    /// Derived constants from the capacity at build (issue 59: a capacity
+    /// change on its link is rejected when the scenario is built).
+    fn follows_capacity(&self) -> bool {
+        false
+    }
+
     fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         self.count(pkt, view);
         self.stamp(pkt);

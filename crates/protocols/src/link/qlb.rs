@@ -231,6 +231,12 @@ impl Qlb {
 }
 
 impl LinkAlgorithm for Qlb {
+    /// Derived constants from the capacity at build (issue 59: a capacity
+    /// change on its link is rejected when the scenario is built).
+    fn follows_capacity(&self) -> bool {
+        false
+    }
+
     fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         self.bytes_in += u64::from(pkt.size);
         if let (PacketKind::Data, CcHeader::Rate(h)) = (pkt.kind, &pkt.cc) {

@@ -238,6 +238,12 @@ impl Rcp {
 }
 
 impl LinkAlgorithm for Rcp {
+    /// Derived constants from the capacity at build (issue 59: a capacity
+    /// change on its link is rejected when the scenario is built).
+    fn follows_capacity(&self) -> bool {
+        false
+    }
+
     fn on_arrival(&mut self, pkt: &mut Packet, _view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         let s = f64::from(pkt.size);
         self.bytes_in += s;

@@ -371,6 +371,12 @@ impl Red {
 }
 
 impl LinkAlgorithm for Red {
+    /// The idle-time estimate's packets per second follow the new capacity
+    /// (the only constant RED derives from it).
+    fn on_capacity_change(&mut self, view: &LinkView) {
+        self.p.ptc_num = u128::from(view.capacity.bps());
+    }
+
     #[inline]
     fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
         let q = if self.p.bytes {

@@ -346,6 +346,12 @@ impl Rem {
 }
 
 impl LinkAlgorithm for Rem {
+    /// Derived constants from the capacity at build (issue 59: a capacity
+    /// change on its link is rejected when the scenario is built).
+    fn follows_capacity(&self) -> bool {
+        false
+    }
+
     #[inline]
     fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, rng: &mut LazyRng) -> Verdict {
         self.law.on_arrival(pkt.size);

@@ -287,6 +287,12 @@ impl Xcp {
 }
 
 impl LinkAlgorithm for Xcp {
+    /// The efficiency controller's spare capacity is taken against the new
+    /// capacity from the next control interval on.
+    fn on_capacity_change(&mut self, view: &LinkView) {
+        self.c = view.capacity.bps_f64() / 8.0;
+    }
+
     fn on_arrival(&mut self, pkt: &mut Packet, view: &LinkView, _rng: &mut LazyRng) -> Verdict {
         let s = f64::from(pkt.size);
         self.bytes_in += s;

@@ -130,7 +130,7 @@ impl Simulator {
                     "queue_bytes",
                     l.backlog_bytes as f64,
                 ));
-                if let Some((name, v)) = l.algo.probe() {
+                if let Some((name, v)) = l.algo_ref().probe() {
                     self.series.push(SeriesPoint::new(t, subject, name, v));
                 }
             }
@@ -144,6 +144,11 @@ impl Simulator {
                 let lost = dropped - l.cold.last_sample_dropped;
                 l.cold.last_sample_arrived = a;
                 l.cold.last_sample_dropped = dropped;
+                if l.cold.changed.scheduled {
+                    for (name, v) in l.settings_series() {
+                        self.series.push(SeriesPoint::new(t, subject, name, v));
+                    }
+                }
                 if now > SimTime::ZERO {
                     self.series
                         .push(SeriesPoint::new(t, subject, "rate_bps", rate));
@@ -207,14 +212,15 @@ impl Simulator {
         let warm = SimTime::ZERO + self.cfg.warmup;
         let window = (end - warm).as_secs_f64();
         let mut crossing: Vec<Vec<FlowId>> = vec![Vec::new(); self.links.len()];
-        // Each route's propagation delay and smallest capacity, once.
+        // Each route's propagation delay and smallest capacity, once (as
+        // configured: a change schedule does not move them).
         let route_props: Vec<(f64, f64)> = self
             .routes
             .iter()
             .map(|r| {
                 r.iter().fold((0.0, f64::INFINITY), |(d, c), l| {
-                    let l = &self.links[l.index()];
-                    (d + l.delay.as_secs_f64(), c.min(l.capacity.bps_f64()))
+                    let s = &self.links[l.index()].cold.spec;
+                    (d + s.delay.as_secs_f64(), c.min(s.capacity.bps_f64()))
                 })
             })
             .collect();
@@ -296,7 +302,8 @@ impl Simulator {
         // Consume the links as their reports are made, so their cold parts
         // are freed before the reports are complete (peak memory).
         let baselines = std::mem::take(&mut self.link_baselines);
-        let links: Vec<LinkReport> = std::mem::take(&mut self.links)
+        let mean_capacity = self.mean_capacities(warm, end);
+        let mut links: Vec<LinkReport> = std::mem::take(&mut self.links)
             .into_iter()
             .zip(baselines)
             .zip(crossing)
@@ -322,6 +329,9 @@ impl Simulator {
                 )
             })
             .collect();
+        for (l, bps) in mean_capacity {
+            links[l.index()].capacity_bps = bps;
+        }
         RunOutput {
             replication: self.cfg.replication,
             seed: self.cfg.seed,
@@ -336,6 +346,7 @@ impl Simulator {
             pages,
             overload: None,
             closed_flows,
+            link_changes: self.change_log,
         }
     }
 
@@ -363,6 +374,7 @@ impl Simulator {
             objects: Vec::new(),
             pages: Vec::new(),
             closed_flows: 0,
+            link_changes: self.change_log,
             overload: Some(Overload {
                 at_secs: now.as_secs_f64(),
                 packets: self.slots.capacity(),

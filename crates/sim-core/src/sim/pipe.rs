@@ -64,16 +64,29 @@ impl Pipe {
         }
     }
 
-    /// Remove the packet that arrives first; the pipe must not be empty.
+    /// Remove the packet that arrives first; the pipe must not be empty
+    /// (the caller checks, e.g. with [`Pipe::head_at`]).
     /// (Not an `Option<Packet>`: see [`Slots::pop`].)
     #[inline]
     pub(super) fn pop_front(&mut self, slots: &mut Slots) -> Packet {
-        assert!(!self.is_empty(), "pop from an empty pipe");
+        debug_assert!(!self.is_empty(), "pop from an empty pipe");
         let p = self.head;
         self.head_at = slots
             .pop_into(&mut self.rest, &mut self.head)
             .unwrap_or(SimTime::MAX);
         p
+    }
+
+    /// When the first packet arrives; [`SimTime::MAX`] when nothing is on
+    /// the wire.
+    #[inline]
+    pub(super) fn head_at(&self) -> SimTime {
+        self.head_at
+    }
+
+    /// When the last packet on the wire arrives, if one is.
+    pub(super) fn back_at(&self, slots: &Slots) -> Option<SimTime> {
+        slots.back_time(&self.rest).or(self.front_at())
     }
 
     /// When the first packet arrives, if one is on the wire.

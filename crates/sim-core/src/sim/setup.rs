@@ -27,6 +27,8 @@ impl Simulator {
             tracer: None,
             packet_limit: MAX_PACKETS_HELD,
             keep_finished: false,
+            changes: Vec::new(),
+            change_log: Vec::new(),
         }
     }
 
@@ -80,6 +82,7 @@ impl Simulator {
             capacity: spec.capacity,
             delay: spec.delay,
             loss: spec.loss,
+            slow: spec.loss > 0.0,
             stamps: algo.stamps_departures(),
             judges: algo.judges_arrivals(),
             tx_cache: (0, SimDuration::ZERO),
@@ -104,6 +107,7 @@ impl Simulator {
                 last_sample_departed: 0,
                 last_sample_arrived: 0,
                 last_sample_dropped: 0,
+                changed: Default::default(),
                 spec,
             }),
         });

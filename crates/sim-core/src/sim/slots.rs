@@ -172,6 +172,11 @@ impl Slots {
         })
     }
 
+    /// The time of the last packet of `q`, if any.
+    pub(super) fn back_time(&self, q: &Fifo) -> Option<SimTime> {
+        (q.tail != NIL).then(|| self.slots[q.tail as usize].time)
+    }
+
     /// The packets of `q`, first first.
     pub(super) fn iter<'a>(&'a self, q: &Fifo) -> impl Iterator<Item = (SimTime, &'a Packet)> {
         let mut i = q.head;
