@@ -366,7 +366,8 @@ struct FlowCols<'a> {
     active: Vec<f64>,
     goodput: Vec<Option<f64>>,
     throughput: Vec<Option<f64>>,
-    counts: [Vec<u64>; 9],
+    counts: [Vec<u64>; 12],
+    on_frac: Vec<Option<f64>>,
     fct: Vec<Option<f64>>,
     size: Vec<Option<u64>>,
     base_rtt: Vec<f64>,
@@ -374,7 +375,7 @@ struct FlowCols<'a> {
     slowdown: Vec<Option<f64>>,
 }
 
-const FLOW_COUNTS: [&str; 9] = [
+const FLOW_COUNTS: [&str; 12] = [
     "sent_pkts",
     "retx_pkts",
     "rx_bytes",
@@ -384,12 +385,17 @@ const FLOW_COUNTS: [&str; 9] = [
     "fast_retransmits",
     "ecn_waits",
     "ce_pkts",
+    "pcc_experiments",
+    "pcc_failed",
+    "pcc_off_periods",
 ];
 
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
-/// reductions, fast_retransmits, ecn_waits, ce_pkts, fct_s, size_bytes,
-/// base_rtt_s, path_bps, slowdown, in batches. Rates are null for a flow inactive
+/// reductions, fast_retransmits, ecn_waits, ce_pkts, pcc_experiments,
+/// pcc_failed, pcc_off_periods, pcc_on_frac, fct_s, size_bytes, base_rtt_s,
+/// path_bps, slowdown, in batches. `pcc_on_frac` (a PCC flow's time on over
+/// its active time in the window) is null for other flows. Rates are null for a flow inactive
 /// in the window; `finish_s` and `fct_s` are null for a flow that did not
 /// complete.
 pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
@@ -419,9 +425,13 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                 n.fast_retransmits,
                 n.ecn_waits,
                 n.ce_pkts,
+                n.pcc_experiments,
+                n.pcc_failed,
+                n.pcc_off_periods,
             ]) {
                 v.push(x);
             }
+            c.on_frac.push(f.pcc_on_frac());
             c.fct.push(f.fct_secs());
             c.size.push(f.size);
             c.base_rtt.push(f.base_rtt_s);
@@ -447,6 +457,7 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                     .zip(c.counts)
                     .map(|(name, x)| col(name, x)),
             );
+            v.push(col("pcc_on_frac", c.on_frac));
             v.push(col("fct_s", c.fct));
             v.push(col("size_bytes", c.size));
             v.push(col("base_rtt_s", c.base_rtt));

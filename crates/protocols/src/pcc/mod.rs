@@ -11,11 +11,16 @@
 //! - [`oracle`]: App. A's expected protected-time durations (test oracles).
 
 pub mod adjust;
+pub mod config;
 pub mod decision;
 pub mod oracle;
+pub mod sender;
+mod wire;
 
 pub use adjust::{adjusted_rate, expected_loss_event_rate, LossRateMeter};
+pub use config::PccConfig;
 pub use decision::{
     rand_unit_open_closed, Action, DecisionConfig, DecisionStats, Experiment, Formula, Inputs,
     Outcome, PccDecision, Phase, TcpRate,
 };
+pub use sender::{PccSender, SenderState};
