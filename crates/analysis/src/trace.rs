@@ -377,12 +377,23 @@ fn ecn_index(e: Ecn) -> usize {
 }
 
 /// The `header` column's values, by [`family_index`].
-const FAMILY_NAMES: [&str; 7] = ["none", "price", "rate", "window", "mkc", "jetmax", "sack"];
-const PRICE: u8 = 1 << 1;
-const RATE: u8 = 1 << 2;
-const WINDOW: u8 = 1 << 3;
-const MKC: u8 = 1 << 4;
-const JETMAX: u8 = 1 << 5;
+const FAMILY_NAMES: [&str; 9] = [
+    "none",
+    "price",
+    "rate",
+    "window",
+    "mkc",
+    "jetmax",
+    "sack",
+    "tfrc_data",
+    "tfrc_feedback",
+];
+const PRICE: u16 = 1 << 1;
+const RATE: u16 = 1 << 2;
+const WINDOW: u16 = 1 << 3;
+const MKC: u16 = 1 << 4;
+const JETMAX: u16 = 1 << 5;
+const TFRC: u16 = (1 << 7) | (1 << 8);
 
 /// The index of a header's family in [`FAMILY_NAMES`].
 fn family_index(h: &CcHeader) -> usize {
@@ -394,11 +405,13 @@ fn family_index(h: &CcHeader) -> usize {
         CcHeader::Mkc(_) => 4,
         CcHeader::JetMax(_) => 5,
         CcHeader::Sack(_) => 6,
+        CcHeader::TfrcData(_) => 7,
+        CcHeader::TfrcFeedback(_) => 8,
     }
 }
 
 /// A header's family as a bit (`PRICE`, ...).
-fn family_bit(h: &CcHeader) -> u8 {
+fn family_bit(h: &CcHeader) -> u16 {
     1 << family_index(h)
 }
 
@@ -408,9 +421,9 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
     let f64s = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
     // A header family's columns are all null in a batch without it (most
     // batches carry one family or none): built as such, not row by row.
-    let families = rows.iter().fold(0u8, |m, r| m | family_bit(&r.3.cc));
+    let families = rows.iter().fold(0u16, |m, r| m | family_bit(&r.3.cc));
     let nulls = |name: &str, dtype: DataType| Column::full_null(name.into(), n, &dtype);
-    let opt_f64 = |name: &str, fam: u8, f: &dyn Fn(&CcHeader) -> Option<f64>| {
+    let opt_f64 = |name: &str, fam: u16, f: &dyn Fn(&CcHeader) -> Option<f64>| {
         if families & fam == 0 {
             return nulls(name, DataType::Float64);
         }
@@ -421,7 +434,7 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
                 .collect::<Vec<Option<f64>>>(),
         )
     };
-    let opt_u32 = |name: &str, fam: u8, f: &dyn Fn(&CcHeader) -> Option<u32>| {
+    let opt_u32 = |name: &str, fam: u16, f: &dyn Fn(&CcHeader) -> Option<u32>| {
         if families & fam == 0 {
             return nulls(name, DataType::UInt32);
         }
@@ -432,7 +445,7 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
                 .collect::<Vec<Option<u32>>>(),
         )
     };
-    let opt_bool = |name: &str, fam: u8, f: &dyn Fn(&CcHeader) -> Option<bool>| {
+    let opt_bool = |name: &str, fam: u16, f: &dyn Fn(&CcHeader) -> Option<bool>| {
         if families & fam == 0 {
             return nulls(name, DataType::Boolean);
         }
@@ -608,6 +621,32 @@ pub(crate) fn trace_frame(rows: &[Row], names: &[String]) -> PolarsResult<DataFr
         }),
         opt_bool("jetmax_declined", JETMAX, &|h| match h {
             CcHeader::JetMax(j) => Some(j.declined),
+            _ => None,
+        }),
+        opt_f64("tfrc_rate_Bps", TFRC, &|h| match h {
+            CcHeader::TfrcData(d) => Some(d.rate),
+            _ => None,
+        }),
+        opt_f64("tfrc_x_recv_Bps", TFRC, &|h| match h {
+            CcHeader::TfrcFeedback(f) => Some(f.x_recv),
+            _ => None,
+        }),
+        opt_f64("tfrc_allowed_Bps", TFRC, &|h| match h {
+            CcHeader::TfrcFeedback(f) => Some(f.allowed),
+            _ => None,
+        }),
+        opt_f64("tfrc_p", TFRC, &|h| match h {
+            CcHeader::TfrcFeedback(f) => Some(f64::from(f.p)),
+            _ => None,
+        }),
+        opt_f64("tfrc_rtt_s", TFRC, &|h| match h {
+            CcHeader::TfrcData(d) => Some(d.rtt.as_secs_f64()),
+            CcHeader::TfrcFeedback(f) => Some(f64::from(f.rtt)),
+            _ => None,
+        }),
+        opt_f64("tfrc_delay_s", TFRC, &|h| match h {
+            CcHeader::TfrcData(d) => Some(d.offset.as_secs_f64()),
+            CcHeader::TfrcFeedback(f) => Some(f.t_delay.as_secs_f64()),
             _ => None,
         }),
     ];

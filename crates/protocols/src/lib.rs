@@ -19,5 +19,6 @@
 pub mod cc;
 pub mod link;
 pub mod pcc;
+pub mod tfrc;
 pub mod traffic;
 pub mod transport;

@@ -100,6 +100,9 @@ pub struct Probe {
     pub rate_bits: Option<(f64, SimTime)>,
     /// Smoothed RTT, seconds.
     pub srtt: Option<f64>,
+    /// Loss-event rate the sender works with (TFRC's p), sampled with the
+    /// rate as `loss_event_rate`.
+    pub loss_event_rate: Option<f64>,
 }
 
 /// What an endpoint hook may do.

@@ -63,7 +63,7 @@ pub use link::{
 };
 pub use packet::{
     CcHeader, Combine, Ecn, Flags, HeaderFamily, JetMaxHeader, MkcHeader, Packet, PacketKind,
-    PriceHeader, RateHeader, SackBlocks, WindowHeader,
+    PriceHeader, RateHeader, SackBlocks, TfrcData, TfrcFeedback, WindowHeader,
 };
 pub use report::{
     FlowReport, LinkReport, ObjectReport, Overload, PageReport, RunOutput, SeriesPoint,

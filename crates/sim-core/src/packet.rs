@@ -6,7 +6,7 @@
 //! of the flow's congestion controller. No packet owns heap memory.
 
 use crate::ids::{FlowId, RouteId};
-use crate::units::SimTime;
+use crate::units::{SimDuration, SimTime};
 
 /// What a packet is for.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
@@ -198,6 +198,54 @@ pub struct JetMaxHeader {
     pub declined: bool,
 }
 
+/// TFRC / PCC header of a data packet (sender to receiver; RFC 5348 section
+/// 3.2.1, seed 004 section 5.3). End-to-end: no router reads it, so its
+/// family is [`HeaderFamily::None`]. The sequence number (packets, from 0)
+/// rides in [`Packet::seq`] and the send timestamp in [`Packet::sent`].
+///
+/// Precision: every field is exact (`rate` an `f64`, times in picoseconds),
+/// so the receiver's RTT sample `t_rcv - echo - offset` is exact.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct TfrcData {
+    /// The sender's current send rate (TFRC's allowed rate X, PCC's r_NA),
+    /// bytes/s.
+    pub rate: f64,
+    /// Echo of the send timestamp (`Packet::sent`) of the latest feedback
+    /// packet the sender received (zero: none yet).
+    pub echo: SimTime,
+    /// Time from the sender receiving that feedback to sending this packet.
+    pub offset: SimDuration,
+    /// The sender's RTT estimate (zero: none yet).
+    pub rtt: SimDuration,
+}
+
+/// TFRC / PCC feedback header (receiver to sender; RFC 5348 section 3.2.2,
+/// seed 004 section 5.3's 40-B control packet). Its family is
+/// [`HeaderFamily::None`]. The echoed timestamp of the latest data packet
+/// (`t_recvdata`) rides in [`Packet::echo`], the feedback's own send time in
+/// [`Packet::sent`].
+///
+/// Precision: `x_recv` and `allowed` are `f64`; `t_delay` is exact
+/// (picoseconds); `p` and `rtt` are `f32` (relative precision 6e-8, far
+/// below the estimators' own noise: p's smallest meaningful value is
+/// 1/history length and the RTT a smoothed estimate).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct TfrcFeedback {
+    /// Receive rate over the last RTT, X_recv, bytes/s.
+    pub x_recv: f64,
+    /// The rate the receiver allows, bytes/s: PCC's control (`0` = off, a
+    /// very large value such as `f64::MAX` = on); TFRC receivers leave it at
+    /// `f64::INFINITY` (no limit).
+    pub allowed: f64,
+    /// Time the receiver held the echoed data packet before sending this
+    /// feedback (t_delay).
+    pub t_delay: SimDuration,
+    /// Loss-event rate p (0: no loss event yet).
+    pub p: f32,
+    /// The receiver's smoothed RTT, seconds (0: none yet).
+    pub rtt: f32,
+}
+
 /// The SACK option of an ACK (RFC 2018): up to [`SackBlocks::MAX`] blocks of
 /// data received above the cumulative ACK, the first the block holding the
 /// segment that triggered the ACK, the others the most recently reported.
@@ -303,6 +351,12 @@ pub enum CcHeader {
     /// whose controller carries no header (`tcp.sack`), in the place the echo
     /// of a header would take. Its family is [`HeaderFamily::None`].
     Sack(SackBlocks),
+    /// Not read by routers: a TFRC / PCC data packet's header. Its family is
+    /// [`HeaderFamily::None`].
+    TfrcData(TfrcData),
+    /// Not read by routers: a TFRC / PCC feedback packet's header. Its family
+    /// is [`HeaderFamily::None`].
+    TfrcFeedback(TfrcFeedback),
 }
 
 /// The header family of a [`CcHeader`]: what link algorithms declare they read or write.
@@ -326,7 +380,10 @@ impl CcHeader {
     /// The family of this header.
     pub fn family(&self) -> HeaderFamily {
         match self {
-            CcHeader::None | CcHeader::Sack(_) => HeaderFamily::None,
+            CcHeader::None
+            | CcHeader::Sack(_)
+            | CcHeader::TfrcData(_)
+            | CcHeader::TfrcFeedback(_) => HeaderFamily::None,
             CcHeader::Price(_) => HeaderFamily::Price,
             CcHeader::Rate(_) => HeaderFamily::Rate,
             CcHeader::Window(_) => HeaderFamily::Window,
@@ -411,6 +468,19 @@ mod tests {
         let one = SackBlocks::from_word(b.first_word());
         assert_eq!(one.ranges(1000).collect::<Vec<_>>(), [(3000, 4000)]);
         assert!(SackBlocks::from_word(SackBlocks::default().first_word()).is_empty());
+    }
+
+    #[test]
+    fn tfrc_headers_do_not_grow_the_packet() {
+        // The TFRC headers fit the 32 B the largest families already take.
+        assert!(std::mem::size_of::<TfrcData>() <= 32);
+        assert!(std::mem::size_of::<TfrcFeedback>() <= 32);
+        assert_eq!(std::mem::size_of::<CcHeader>(), 40);
+        assert_eq!(std::mem::size_of::<Packet>(), 96);
+        assert_eq!(
+            CcHeader::TfrcFeedback(TfrcFeedback::default()).family(),
+            HeaderFamily::None
+        );
     }
 
     #[test]

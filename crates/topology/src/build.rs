@@ -22,7 +22,7 @@ use crate::graph::Graph;
 use crate::per_flow::PacketSize;
 use crate::preset::expand_preset;
 use crate::routing::Router;
-use crate::scenario::{FlowGroupConfig, Scenario, SeriesName};
+use crate::scenario::{FlowGroupConfig, Scenario, SeriesName, Transport};
 
 /// Largest packet size accepted, bytes (IPv4 total-length limit).
 pub const MAX_PACKET_SIZE: u64 = 65_535;
@@ -468,7 +468,10 @@ pub(crate) fn make_endpoints(
         _ => {
             // `resolve_group` rejects a per-packet distribution for transports.
             let mss = mss.expect("a transport flow has one packet size");
-            crate::transports::tcp_endpoints(cfg, mss, size)
+            match cfg.transport {
+                Transport::Tcp => crate::transports::tcp_endpoints(cfg, mss, size),
+                Transport::Tfrc => crate::transports::tfrc_endpoints(cfg, mss, size),
+            }
         }
     }
 }
@@ -631,7 +634,40 @@ fn resolve_group(
     g.traffic
         .validate()
         .map_err(|e| err(format!("{at}.traffic.{}", e.key), e.message))?;
-    if g.traffic.is_packet_source() {
+    if g.transport == Transport::Tcp && g.tfrc.is_some() {
+        return Err(err(
+            format!("{at}.tfrc"),
+            "tfrc settings need `transport = \"tfrc\"`",
+        ));
+    }
+    if g.transport == Transport::Tfrc {
+        for (key, set) in [("cc", g.cc.is_some()), ("tcp", g.tcp.is_some())] {
+            if set {
+                return Err(err(
+                    format!("{at}.{key}"),
+                    format!(
+                        "transport `tfrc` takes no `{key}` table; its parameters are in `tfrc = {{ ... }}`"
+                    ),
+                ));
+            }
+        }
+        if !matches!(
+            g.traffic,
+            TrafficConfig::Bulk {}
+                | TrafficConfig::Finite { .. }
+                | TrafficConfig::PoissonArrivals { .. }
+        ) {
+            return Err(err(
+                format!("{at}.traffic"),
+                format!(
+                    "transport `tfrc` carries traffic `bulk`, `finite` or `poisson_arrivals`, not `{}`",
+                    g.traffic.name()
+                ),
+            ));
+        }
+        crate::transports::validate_tfrc(g)
+            .map_err(|e| err(format!("{at}.{}", e.key), e.message))?;
+    } else if g.traffic.is_packet_source() {
         if g.cc.is_some() {
             return Err(err(
                 format!("{at}.cc"),

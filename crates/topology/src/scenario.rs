@@ -6,6 +6,7 @@ use sim_core::{Bytes, Rate, SimDuration};
 
 use protocols::cc::CcConfig;
 use protocols::link::LinkAlgoConfig;
+use protocols::tfrc::TfrcConfig;
 use protocols::traffic::TrafficConfig;
 use protocols::transport::TcpConfig;
 
@@ -471,6 +472,14 @@ pub struct FlowGroupConfig {
     /// Reliable-transport parameters (RTO, ECN, delayed ACKs, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
+    /// Transport that carries the group's data: `"tcp"` (the window
+    /// transport with `cc` and `tcp`, the default) or `"tfrc"` (RFC 5348
+    /// TCP-Friendly Rate Control with the `tfrc` table).
+    #[serde(default, skip_serializing_if = "Transport::is_tcp")]
+    pub transport: Transport,
+    /// TFRC parameters (with `transport = "tfrc"`; every key optional).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tfrc: Option<TfrcConfig>,
     /// Traffic model. Default: bulk.
     #[serde(default)]
     pub traffic: TrafficConfig,
@@ -486,6 +495,24 @@ pub struct FlowGroupConfig {
     /// No new data (or, for arrival processes, no new flows) after this time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<SimDuration>,
+}
+
+/// The transport of a flow group (`transport`).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    /// The reliable window transport (`cc`, `tcp`).
+    #[default]
+    Tcp,
+    /// TFRC (RFC 5348), unreliable and rate-paced (`tfrc`).
+    Tfrc,
+}
+
+impl Transport {
+    /// True for the default, `tcp` (not written out).
+    pub fn is_tcp(&self) -> bool {
+        *self == Transport::Tcp
+    }
 }
 
 fn is_paper(k: &ExpectKind) -> bool {

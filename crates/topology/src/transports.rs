@@ -3,9 +3,34 @@
 
 use sim_core::{Controller, EcnFeedback, Endpoint, ParamError};
 
+use protocols::tfrc::{TfrcReceiver, TfrcSender};
 use protocols::transport::{AppSource, TcpConfig, TcpSink, WindowSender};
 
 use crate::scenario::FlowGroupConfig;
+
+/// Check a TFRC group's `tfrc` table (keys relative to the group).
+pub fn validate_tfrc(g: &FlowGroupConfig) -> Result<(), ParamError> {
+    g.tfrc
+        .clone()
+        .unwrap_or_default()
+        .validate()
+        .map_err(|e| e.prefixed("tfrc"))
+}
+
+/// The TFRC sender and receiver for one flow of `g` with `s`-byte packets
+/// (`size`: None = without end). The group was validated by
+/// [`validate_tfrc`] at parse time.
+pub fn tfrc_endpoints(
+    g: &FlowGroupConfig,
+    s: u32,
+    size: Option<u64>,
+) -> (Box<dyn Endpoint>, Box<dyn Endpoint>) {
+    let cfg = g.tfrc.clone().unwrap_or_default();
+    (
+        Box::new(TfrcSender::new(&cfg, s, size)),
+        Box::new(TfrcReceiver::new(&cfg)),
+    )
+}
 
 /// Check the group's congestion controller and transport settings
 /// (keys relative to the group), at both ends of its packet-size range.

@@ -804,6 +804,7 @@ impl Endpoint for WindowSender {
             rate: self.pacer.as_ref().and(self.cc.rate()),
             rate_bits: self.pacer.as_ref().map(|_| (self.rate_bits, self.rate_at)),
             srtt: self.rtt.srtt().map(|s| s.as_secs_f64()),
+            loss_event_rate: None,
         }
     }
 }

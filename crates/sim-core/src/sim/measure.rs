@@ -94,6 +94,10 @@ impl Simulator {
                     }
                     f.last_sample_rate_bits = Some((now, bits));
                 }
+                if let Some(p) = probe.loss_event_rate {
+                    self.series
+                        .push(SeriesPoint::new(t, subject, "loss_event_rate", p));
+                }
                 let rx = f.counters.rx_bytes;
                 let thr = (rx - f.last_sample_rx) as f64 * 8.0 / dt;
                 f.last_sample_rx = rx;
