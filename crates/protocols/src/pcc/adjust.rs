@@ -15,11 +15,11 @@
 //! - INFERRED (unspecified, spec appendix): the packet loss rate `lossrate`
 //!   is measured over the same packets as the loss event history: lost
 //!   sequence numbers / all sequence numbers (received or lost) since the
-//!   history was last reset (the start of the current protected time), see
-//!   [`LossRateMeter`]. That is the span the loss event rate it corrects is
+//!   history was last reset (the start of the current protected time). That is the span the loss event rate it corrects is
 //!   taken over (up to N_SAMP intervals back); a longer span would mix
 //!   conditions from before the off period, which spec 2.4 forbids for the
-//!   estimate.
+//!   estimate. The counts are [`crate::tfrc::LossHistory`]'s (`lost`,
+//!   `received`), which restart with it.
 
 /// Ramesh/Rhee's expected loss event rate of a CBR flow sending `k` packets
 /// per RTT under independent packet loss `loss_rate` (Eq. 6.3, with the
@@ -45,41 +45,6 @@ pub fn adjusted_rate(
 ) -> f64 {
     let k = rtt * r_tcp / packet_size;
     rate_of(expected_loss_event_rate(loss_rate, k), rtt)
-}
-
-/// Packet loss rate since the last reset: lost / (received + lost) sequence
-/// numbers (INFERRED span, see the module notes).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct LossRateMeter {
-    received: u64,
-    lost: u64,
-}
-
-impl LossRateMeter {
-    /// Forget everything (at the start of protected time).
-    pub fn reset(&mut self) {
-        *self = LossRateMeter::default();
-    }
-
-    /// A data packet arrived.
-    pub fn on_received(&mut self) {
-        self.received += 1;
-    }
-
-    /// `n` sequence numbers were found missing.
-    pub fn on_lost(&mut self, n: u64) {
-        self.lost += n;
-    }
-
-    /// Lost fraction, 0 before any packet.
-    pub fn loss_rate(&self) -> f64 {
-        let total = self.received + self.lost;
-        if total == 0 {
-            0.0
-        } else {
-            self.lost as f64 / total as f64
-        }
-    }
 }
 
 #[cfg(test)]
@@ -116,19 +81,5 @@ mod tests {
         let got = adjusted_rate(50_000.0, 0.02, 0.1, 1000.0, |p, rtt| p * 1e6 + rtt);
         let want = (1.0 - 0.98f64.powi(5)) / 5.0 * 1e6 + 0.1;
         assert!((got - want).abs() < 1e-9);
-    }
-
-    #[test]
-    fn loss_rate_counts_sequence_numbers_since_reset() {
-        let mut m = LossRateMeter::default();
-        assert_eq!(m.loss_rate(), 0.0);
-        for _ in 0..97 {
-            m.on_received();
-        }
-        m.on_lost(3);
-        assert!((m.loss_rate() - 0.03).abs() < 1e-15);
-        m.reset();
-        m.on_received();
-        assert_eq!(m.loss_rate(), 0.0);
     }
 }

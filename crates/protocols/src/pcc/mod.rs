@@ -9,18 +9,25 @@
 //! - [`adjust`]: the optional Ramesh/Rhee rate adjustment and the packet loss
 //!   rate it needs.
 //! - [`oracle`]: App. A's expected protected-time durations (test oracles).
+//! - [`config`]: the scenario parameters (`pcc = { ... }`).
+//! - [`sender`], [`receiver`]: the endpoints of `transport = "pcc"`. The
+//!   receiver decides; the sender sends r_NA while allowed. Their packets
+//!   carry the TFRC/PCC headers of `sim_core` ([`crate::tfrc`] supplies the
+//!   loss-event history and the TCP equation).
 
 pub mod adjust;
 pub mod config;
 pub mod decision;
 pub mod oracle;
+pub mod receiver;
 pub mod sender;
 mod wire;
 
-pub use adjust::{adjusted_rate, expected_loss_event_rate, LossRateMeter};
+pub use adjust::{adjusted_rate, expected_loss_event_rate};
 pub use config::PccConfig;
 pub use decision::{
     rand_unit_open_closed, Action, DecisionConfig, DecisionStats, Experiment, Formula, Inputs,
     Outcome, PccDecision, Phase, TcpRate,
 };
+pub use receiver::{LastExperiment, PccReceiver};
 pub use sender::{PccSender, SenderState};

@@ -122,9 +122,9 @@ impl PccSender {
     fn send_one(&mut self, ctx: &mut EndpointCtx) {
         let now = ctx.now();
         let offset = if self.echo == SimTime::ZERO {
-            0.0
+            SimDuration::ZERO
         } else {
-            now.saturating_since(self.echo_arrived).as_secs_f64()
+            now.saturating_since(self.echo_arrived)
         };
         let p = ctx.send_in_place(Packet::new(
             ctx.flow(),
@@ -134,8 +134,7 @@ impl PccSender {
             now,
         ));
         p.seq = self.seq;
-        p.echo = self.echo;
-        p.cc = wire::data_header(self.r_na, offset);
+        p.cc = wire::data_header(self.r_na, self.echo, offset, self.srtt);
         self.seq += 1;
         self.next_send = now + self.gap(ctx);
     }
@@ -146,9 +145,10 @@ impl PccSender {
         ctx.set_deadline(at.map(|t| t.max(ctx.now())));
     }
 
-    fn stop(&mut self, why: SenderState) {
+    fn stop(&mut self, why: SenderState, ctx: &mut EndpointCtx) {
         if self.state == SenderState::On {
             self.stops += 1;
+            ctx.counters().pcc_off_periods += 1;
         }
         self.state = why;
     }
@@ -183,7 +183,7 @@ impl Endpoint for PccSender {
         };
         self.no_feedback_at = Some(now + wait);
         if ctl.allowed <= 0.0 {
-            self.stop(SenderState::Off);
+            self.stop(SenderState::Off, ctx);
         } else if self.state != SenderState::On {
             self.state = SenderState::On;
             self.send_one(ctx);
@@ -199,7 +199,7 @@ impl Endpoint for PccSender {
         let now = ctx.now();
         if self.no_feedback_at.is_some_and(|t| t <= now) {
             self.no_feedback_at = None;
-            self.stop(SenderState::NoFeedback);
+            self.stop(SenderState::NoFeedback, ctx);
         }
         if self.state == SenderState::On && self.next_send <= now {
             self.send_one(ctx);
@@ -241,7 +241,14 @@ mod tests {
             40,
             SimTime::from_secs_f64(sent),
         );
-        p.cc = wire::control_header(wire::Control { allowed, srtt });
+        p.cc = wire::control_header(
+            wire::Control {
+                allowed,
+                srtt,
+                p: 0.0,
+            },
+            SimDuration::ZERO,
+        );
         p
     }
 
@@ -293,12 +300,7 @@ mod tests {
         let mut pkts = h.call(|ctx| s.on_start(ctx));
         // Feedback every 100 ms keeps it on.
         let controls: Vec<(f64, Packet)> = (1..600)
-            .map(|k| {
-                (
-                    k as f64 * 0.1,
-                    ctl(k as f64 * 0.1 - 0.05, f64::INFINITY, 0.1),
-                )
-            })
+            .map(|k| (k as f64 * 0.1, ctl(k as f64 * 0.1 - 0.05, wire::ON, 0.1)))
             .collect();
         pkts.extend(run(&mut s, &mut h, 60.0, &controls));
         let nominal = 1000.0 / 32_000.0;
@@ -322,7 +324,7 @@ mod tests {
         );
         for (k, p) in pkts.iter().enumerate() {
             assert_eq!(p.seq, k as u64);
-            assert_eq!(wire::data(p).unwrap().0, 32_000.0);
+            assert_eq!(wire::data(p).unwrap().rate, 32_000.0);
         }
         assert!(h.counters.pcc_on_ps > 0);
     }
@@ -335,9 +337,9 @@ mod tests {
         let mut h = harness();
         h.call(|ctx| s.on_start(ctx));
         let controls = [
-            (0.5, ctl(0.45, f64::INFINITY, 0.1)),
+            (0.5, ctl(0.45, wire::ON, 0.1)),
             (1.0, ctl(0.95, 0.0, 0.1)),
-            (1.5, ctl(1.45, f64::INFINITY, 0.1)),
+            (1.5, ctl(1.45, wire::ON, 0.1)),
         ];
         let pkts = run(&mut s, &mut h, 1.6, &controls);
         assert!(pkts.iter().all(
@@ -348,15 +350,23 @@ mod tests {
             .find(|p| p.sent >= SimTime::from_secs_f64(1.5))
             .unwrap();
         assert_eq!(resumed.sent, SimTime::from_secs_f64(1.5));
-        assert_eq!(resumed.echo, SimTime::from_secs_f64(1.45));
+        assert_eq!(
+            wire::data(resumed).unwrap().echo,
+            SimTime::from_secs_f64(1.45)
+        );
         let later = pkts
             .iter()
             .rfind(|p| p.sent < SimTime::from_secs_f64(1.0))
             .unwrap();
-        assert_eq!(later.echo, SimTime::from_secs_f64(0.45));
-        let off = wire::data(later).unwrap().1;
-        assert!((off - (later.sent.as_secs_f64() - 0.5)).abs() < 1e-9);
+        let hd = wire::data(later).unwrap();
+        assert_eq!(hd.echo, SimTime::from_secs_f64(0.45));
+        assert_eq!(
+            hd.offset,
+            later.sent.saturating_since(SimTime::from_secs_f64(0.5))
+        );
+        assert!((hd.rtt.as_secs_f64() - 0.1).abs() < 1e-6);
         assert_eq!(s.stops(), 1);
+        assert_eq!(h.counters.pcc_off_periods, 1);
         assert_eq!(s.state(), SenderState::On);
         // On 1.5 s of the 1.6 s: 0-1 s and 1.5-1.6 s (accounted at the last event).
         let on = h.counters.pcc_on_ps as f64 / 1e12;
@@ -371,8 +381,8 @@ mod tests {
         let mut h = harness();
         h.call(|ctx| s.on_start(ctx));
         let controls = [
-            (0.2, ctl(0.15, f64::INFINITY, 0.05)),
-            (5.0, ctl(4.95, f64::INFINITY, 0.05)),
+            (0.2, ctl(0.15, wire::ON, 0.05)),
+            (5.0, ctl(4.95, wire::ON, 0.05)),
         ];
         let pkts = run(&mut s, &mut h, 5.5, &controls);
         // Stopped at 0.2 + 24 * 0.05 = 1.4 s.
