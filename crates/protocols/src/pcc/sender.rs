@@ -15,6 +15,9 @@
 //!   stops it when it expires. INFERRED (spec 2.11): the sender resumes on
 //!   the next control packet with rate ∞; before any control packet the
 //!   no-feedback time is `no_feedback_initial` (see [`super::config`]).
+//! - Probes: `rate_bps` is r_NA while on and 0 while off (the on/off state),
+//!   `srtt_s` and `loss_event_rate` are the receiver's, from its last
+//!   control packet.
 //! - Time on (`pcc_on_ps`) is the time the sender is allowed to send,
 //!   accounted at each of its events (data sent, control packet, timer), so
 //!   a measurement window's edge cuts it within one inter-packet gap.
@@ -63,6 +66,8 @@ pub struct PccSender {
     seq: u64,
     /// The srtt the last control packet carried, seconds (0: none).
     srtt: f64,
+    /// The loss event rate the last control packet carried (0: none).
+    p: f64,
     /// Last time on-time was accounted.
     accounted: SimTime,
     /// Times the sender stopped (rate 0 or no feedback).
@@ -85,6 +90,7 @@ impl PccSender {
             echo_arrived: SimTime::ZERO,
             seq: 0,
             srtt: 0.0,
+            p: 0.0,
             accounted: SimTime::ZERO,
             stops: 0,
         }
@@ -176,6 +182,7 @@ impl Endpoint for PccSender {
         if ctl.srtt > 0.0 {
             self.srtt = ctl.srtt;
         }
+        self.p = ctl.p;
         let wait = if self.srtt > 0.0 {
             SimDuration::from_secs_f64(self.no_feedback_rtts * self.srtt)
         } else {
@@ -223,6 +230,7 @@ impl Endpoint for PccSender {
         Probe {
             rate: Some(if on { self.r_na * 8.0 } else { 0.0 }),
             srtt: (self.srtt > 0.0).then_some(self.srtt),
+            loss_event_rate: Some(self.p),
             ..Probe::default()
         }
     }
