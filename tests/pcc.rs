@@ -15,25 +15,15 @@ fn run(src: &str, seed: u64) -> RunOutput {
 }
 
 /// A dumbbell of `pairs` host pairs, `mbps` bottleneck with `delay_ms` one
-/// way, 1 ms access links; `flows` is appended as written.
-fn dumbbell(
-    duration: &str,
-    warmup: &str,
-    pairs: u32,
-    mbps: f64,
-    delay_ms: u32,
-    buffer: u32,
-    extra: &str,
-    flows: &str,
-) -> String {
+/// way, 1 ms access links; `run` holds the `[run]` keys besides the
+/// replications and seed; `flows` is appended as written.
+fn dumbbell(run: &str, pairs: u32, mbps: f64, delay_ms: u32, buffer: u32, flows: &str) -> String {
     format!(
         r#"
 [run]
-duration = "{duration}"
-warmup = "{warmup}"
+{run}
 replications = 1
 seed = 1
-{extra}
 
 [topology]
 kind = "dumbbell"
@@ -51,13 +41,12 @@ access = {{ capacity = "1000Mbps", delay = "1ms", buffer = "10000pkt" }}
 #[test]
 fn a_pcc_flow_far_below_its_tcp_friendly_rate_stays_on() {
     let src = dumbbell(
-        "120s",
-        "0s",
+        "duration = \"120s\"
+warmup = \"0s\"",
         2,
         10.0,
         20,
         100,
-        "",
         r#"
 [[flows]]
 name = "pcc"
@@ -104,13 +93,12 @@ packet_size = "1000B"
 #[test]
 fn pcc_flows_at_three_times_the_fair_rate_are_on_a_third_of_the_time() {
     let src = dumbbell(
-        "1500s",
-        "300s",
+        "duration = \"1500s\"
+warmup = \"300s\"",
         20,
         5.12,
         48,
         64,
-        "",
         r#"
 [[flows]]
 name = "pcc"
@@ -143,13 +131,14 @@ pcc = { rate = "768kbps" }
 #[test]
 fn the_off_signal_stops_the_sender_within_one_rtt() {
     let src = dumbbell(
-        "20s",
-        "0s",
+        "duration = \"20s\"
+warmup = \"0s\"
+sample_interval = \"5ms\"
+series = [\"flow_rate\"]",
         1,
         1.0,
         20,
         20,
-        "sample_interval = \"5ms\"\nseries = [\"flow_rate\"]",
         r#"
 [[flows]]
 name = "pcc"

@@ -111,7 +111,7 @@ impl PccConfig {
             ));
         }
         self.decision().validate()?;
-        if self.n_samples == 0 || self.n_samples % 2 != 0 {
+        if self.n_samples == 0 || !self.n_samples.is_multiple_of(2) {
             return Err(ParamError::new(
                 "n_samples",
                 format!(

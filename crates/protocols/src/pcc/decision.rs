@@ -98,7 +98,7 @@ impl DecisionConfig {
                 return Err(ParamError::new(key, "must be > 0"));
             }
         }
-        if self.t_off.as_ps() % self.t_exp.as_ps() != 0 {
+        if !self.t_off.as_ps().is_multiple_of(self.t_exp.as_ps()) {
             return Err(ParamError::new(
                 "t_off",
                 format!(

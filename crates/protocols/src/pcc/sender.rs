@@ -317,7 +317,7 @@ mod tests {
         for w in times.windows(2) {
             let g = w[1] - w[0];
             assert!(
-                g >= 0.5 * nominal - 1e-9 && g <= 1.5 * nominal + 1e-9,
+                (0.5 * nominal - 1e-9..=1.5 * nominal + 1e-9).contains(&g),
                 "gap {g}"
             );
         }
@@ -396,8 +396,7 @@ mod tests {
         // Stopped at 0.2 + 24 * 0.05 = 1.4 s.
         let last_before = pkts
             .iter()
-            .filter(|p| p.sent < SimTime::from_secs_f64(5.0))
-            .last()
+            .rfind(|p| p.sent < SimTime::from_secs_f64(5.0))
             .unwrap();
         assert!(last_before.sent <= SimTime::from_secs_f64(1.4));
         assert!(last_before.sent > SimTime::from_secs_f64(1.4 - 1.5 / 32.0));
