@@ -186,7 +186,7 @@ impl Resolved {
                                 "`{}` is not a sampled series of scope `{}`; a window \
                                  reads link queue_pkts, queue_bytes, rate_bps, arrival_bps, \
                                  loss_frac, utilisation or group cwnd_bytes, rate_bps, \
-                                 rate_avg_bps, throughput_bps, srtt_s",
+                                 rate_avg_bps, throughput_bps, loss_event_rate, srtt_s",
                                 e.metric, e.scope
                             ),
                         ))

@@ -163,7 +163,9 @@ impl SeriesName {
                 SeriesName::LinkRate
             }
             ("group", "cwnd_bytes") => SeriesName::FlowWindow,
-            ("group", "rate_bps" | "rate_avg_bps" | "throughput_bps") => SeriesName::FlowRate,
+            ("group", "rate_bps" | "rate_avg_bps" | "throughput_bps" | "loss_event_rate") => {
+                SeriesName::FlowRate
+            }
             ("group", "srtt_s") => SeriesName::FlowRtt,
             _ => return None,
         })

@@ -275,14 +275,8 @@ impl LossHistory {
             return 1.0;
         }
         match self.avg_closed() {
-            Some(avg) => {
-                if s0 > 2.0 * avg {
-                    (2.0 * avg / s0).max(0.5)
-                } else {
-                    1.0
-                }
-            }
-            None => 1.0,
+            Some(avg) if s0 > 2.0 * avg => (2.0 * avg / s0).max(0.5),
+            _ => 1.0,
         }
     }
 

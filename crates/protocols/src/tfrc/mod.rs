@@ -110,7 +110,7 @@ impl Default for TfrcConfig {
 impl TfrcConfig {
     /// Check parameter ranges (keys relative to the `tfrc` table).
     pub fn validate(&self) -> Result<(), ParamError> {
-        if self.intervals < 2 || self.intervals > 64 || self.intervals % 2 != 0 {
+        if self.intervals < 2 || self.intervals > 64 || !self.intervals.is_multiple_of(2) {
             return Err(ParamError::new(
                 "intervals",
                 format!(
