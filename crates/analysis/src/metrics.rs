@@ -72,7 +72,7 @@ impl Scope {
 }
 
 /// A flow group's metrics (see [`crate::summary`] for their definitions).
-pub const GROUP_METRICS: [&str; 32] = [
+pub const GROUP_METRICS: [&str; 36] = [
     "flows",
     "active_flows",
     "active_flows_mean",
@@ -105,6 +105,10 @@ pub const GROUP_METRICS: [&str; 32] = [
     "fct_p99_s",
     "slowdown_mean",
     "slowdown_p99",
+    "pcc_on_frac",
+    "pcc_experiments",
+    "pcc_failed",
+    "pcc_off_periods",
 ];
 
 /// How a links-table column is typed.
@@ -696,7 +700,7 @@ fn group_values(
     flows: &[&FlowReport],
     points: &[&SeriesPoint],
     pages: &[&PageReport],
-) -> [Option<f64>; 32] {
+) -> [Option<f64>; 36] {
     let goodputs: Vec<f64> = flows.iter().filter_map(|f| f.goodput_bps()).collect();
     let thr: Vec<f64> = flows.iter().filter_map(|f| f.throughput_bps()).collect();
     let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
@@ -709,6 +713,8 @@ fn group_values(
     let (settle, overshoot) = group_dynamics(points, flows, mean(&thr));
     let send = group_send_rate(points, run);
     let slowdowns: Vec<f64> = flows.iter().filter_map(|f| f.slowdown()).collect();
+    let on_fracs: Vec<f64> = flows.iter().filter_map(|f| f.pcc_on_frac()).collect();
+    let pcc = flows.iter().any(|f| f.pcc_on_frac().is_some());
     let page_time = mean(
         &pages
             .iter()
@@ -751,6 +757,10 @@ fn group_values(
         quantile(&fcts, 0.99),
         mean(&slowdowns),
         quantile(&slowdowns, 0.99),
+        mean(&on_fracs),
+        pcc.then(|| total(|f| f.counters.pcc_experiments) as f64),
+        pcc.then(|| total(|f| f.counters.pcc_failed) as f64),
+        pcc.then(|| total(|f| f.counters.pcc_off_periods) as f64),
     ]
 }
 

@@ -15,7 +15,10 @@
 //!   over data packets received), `fct_s` (mean completion time of the flows that finished, whole run),
 //!   `fct_p50_s`, `fct_p90_s`, `fct_p99_s` (their quantiles, type 7),
 //!   `slowdown_mean` and `slowdown_p99` (completion time over the ideal one
-//!   alone on an idle path, `sim_core::FlowReport::slowdown`),
+//!   alone on an idle path, `sim_core::FlowReport::slowdown`), for PCC
+//!   flows `pcc_on_frac` (mean over the flows of the time their sender was
+//!   on over their active time in the window), `pcc_experiments`,
+//!   `pcc_failed` and `pcc_off_periods` (totals in the window),
 //!   and, with the `flow_rate` series, `settle_s` and `overshoot` (the group's
 //!   transient after its last member joined, [`crate::dynamics`]) and, for
 //!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`,

@@ -371,7 +371,8 @@ struct FlowCols<'a> {
     active: Vec<f64>,
     goodput: Vec<Option<f64>>,
     throughput: Vec<Option<f64>>,
-    counts: [Vec<u64>; 9],
+    counts: [Vec<u64>; 12],
+    on_frac: Vec<Option<f64>>,
     fct: Vec<Option<f64>>,
     size: Vec<Option<u64>>,
     base_rtt: Vec<f64>,
@@ -385,7 +386,7 @@ struct FlowCols<'a> {
     rto: [Vec<Option<f64>>; 3],
 }
 
-const FLOW_COUNTS: [&str; 9] = [
+const FLOW_COUNTS: [&str; 12] = [
     "sent_pkts",
     "retx_pkts",
     "rx_bytes",
@@ -395,16 +396,21 @@ const FLOW_COUNTS: [&str; 9] = [
     "fast_retransmits",
     "ecn_waits",
     "ce_pkts",
+    "pcc_experiments",
+    "pcc_failed",
+    "pcc_off_periods",
 ];
 
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
-/// reductions, fast_retransmits, ecn_waits, ce_pkts, fct_s, size_bytes,
-/// base_rtt_s, path_bps, slowdown, src, dst, path, packet_size_bytes,
-/// extra_delay_s, rto_min_s, rto_mean_s, rto_max_s, in batches. Rates are null
-/// for a flow inactive in the window; `finish_s` and `fct_s` are null for a
-/// flow that did not complete; `path` is the data route's link names joined by
-/// spaces, each route's string made once.
+/// reductions, fast_retransmits, ecn_waits, ce_pkts, pcc_experiments,
+/// pcc_failed, pcc_off_periods, pcc_on_frac, fct_s, size_bytes, base_rtt_s,
+/// path_bps, slowdown, src, dst, path, packet_size_bytes, extra_delay_s,
+/// rto_min_s, rto_mean_s, rto_max_s, in batches. `pcc_on_frac` (a PCC flow's
+/// time on over its active time in the window) is null for other flows. Rates
+/// are null for a flow inactive in the window; `finish_s` and `fct_s` are null
+/// for a flow that did not complete; `path` is the data route's link names
+/// joined by spaces, each route's string made once.
 pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
     let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);
@@ -451,9 +457,13 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                 n.fast_retransmits,
                 n.ecn_waits,
                 n.ce_pkts,
+                n.pcc_experiments,
+                n.pcc_failed,
+                n.pcc_off_periods,
             ]) {
                 v.push(x);
             }
+            c.on_frac.push(f.pcc_on_frac());
             c.fct.push(f.fct_secs());
             c.size.push(f.size);
             c.base_rtt.push(f.base_rtt_s);
@@ -489,6 +499,7 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                     .zip(c.counts)
                     .map(|(name, x)| col(name, x)),
             );
+            v.push(col("pcc_on_frac", c.on_frac));
             v.push(col("fct_s", c.fct));
             v.push(col("size_bytes", c.size));
             v.push(col("base_rtt_s", c.base_rtt));

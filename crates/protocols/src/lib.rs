@@ -7,6 +7,8 @@
 //! - [`cc`]: congestion controllers (`sim_core::Controller`): the arithmetic only.
 //! - [`transport`]: endpoints that carry data: the reliable window transport and
 //!   its receiver, generic over a controller.
+//! - [`pcc`]: Probabilistic Congestion Control's decision logic for
+//!   non-adaptable on/off flows.
 //! - [`traffic`]: traffic models: how much a sender has to send and when, and
 //!   non-adaptive sources (CBR, Poisson).
 //!
@@ -16,6 +18,7 @@
 
 pub mod cc;
 pub mod link;
+pub mod pcc;
 pub mod tfrc;
 pub mod traffic;
 pub mod transport;

@@ -50,6 +50,14 @@ pub struct FlowCounters {
     pub ecn_waits: u64,
     /// Data packets that reached the receiver carrying a CE mark.
     pub ce_pkts: u64,
+    /// PCC: time the sender was allowed to send (on), picoseconds.
+    pub pcc_on_ps: u64,
+    /// PCC: random experiments the receiver ran.
+    pub pcc_experiments: u64,
+    /// PCC: experiments that turned the flow off.
+    pub pcc_failed: u64,
+    /// PCC: times the sender stopped (an off signal or its no-feedback timer).
+    pub pcc_off_periods: u64,
 }
 
 impl FlowCounters {
@@ -68,6 +76,10 @@ impl FlowCounters {
             fast_retransmits: self.fast_retransmits - e.fast_retransmits,
             ecn_waits: self.ecn_waits - e.ecn_waits,
             ce_pkts: self.ce_pkts - e.ce_pkts,
+            pcc_on_ps: self.pcc_on_ps - e.pcc_on_ps,
+            pcc_experiments: self.pcc_experiments - e.pcc_experiments,
+            pcc_failed: self.pcc_failed - e.pcc_failed,
+            pcc_off_periods: self.pcc_off_periods - e.pcc_off_periods,
         }
     }
 }

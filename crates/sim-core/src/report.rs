@@ -6,7 +6,7 @@ use crate::ids::{FlowId, GroupId, LinkId};
 use crate::link::{
     hist_quantile, Count, LinkCounters, LinkSpec, LinkStats, Reason, BACKLOG_BYTES_BIN,
 };
-use crate::units::SimTime;
+use crate::units::{SimTime, PS_PER_SEC};
 
 /// Which time series to sample.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
@@ -153,6 +153,14 @@ impl FlowReport {
     /// Throughput (data bytes received, duplicates included) over the active time, bits/s.
     pub fn throughput_bps(&self) -> Option<f64> {
         (self.active_secs > 0.0).then(|| self.counters.rx_bytes as f64 * 8.0 / self.active_secs)
+    }
+    /// A PCC flow's fraction of its active time in the window that its
+    /// sender was on (`None` for other flows, or if inactive).
+    pub fn pcc_on_frac(&self) -> Option<f64> {
+        let pcc = self.total.pcc_experiments > 0 || self.total.pcc_on_ps > 0;
+        (pcc && self.active_secs > 0.0).then(|| {
+            (self.counters.pcc_on_ps as f64 / PS_PER_SEC as f64 / self.active_secs).min(1.0)
+        })
     }
     /// Flow completion time, seconds, for a finite flow that finished.
     pub fn fct_secs(&self) -> Option<f64> {

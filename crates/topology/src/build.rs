@@ -15,6 +15,7 @@ use sim_core::{
 
 use crate::factories::{ArrivalFactory, WebFactory};
 use protocols::link::LinkBuildCtx;
+use protocols::pcc::{PccReceiver, PccSender};
 use protocols::traffic::{PacketProcess, TrafficConfig, UdpSink, UdpSource};
 
 use crate::error::ScenarioError;
@@ -465,6 +466,14 @@ pub(crate) fn make_endpoints(
             (PacketSize::PerFlow(_), None) => unreachable!("a per-flow size is always drawn"),
         }
     };
+    if cfg.transport == Transport::Pcc {
+        let pcc = cfg.pcc.clone().unwrap_or_default();
+        let mss = mss.expect("a PCC flow has one packet size");
+        return (
+            Box::new(PccSender::new(&pcc, mss)),
+            Box::new(PccReceiver::new(&pcc)),
+        );
+    }
     match &cfg.traffic {
         TrafficConfig::Cbr { rate } => (udp(*rate, PacketProcess::Constant), Box::new(UdpSink)),
         TrafficConfig::PoissonPackets { rate } => {
@@ -476,6 +485,7 @@ pub(crate) fn make_endpoints(
             match cfg.transport {
                 Transport::Tcp => crate::transports::tcp_endpoints(cfg, mss, size),
                 Transport::Tfrc => crate::transports::tfrc_endpoints(cfg, mss, size),
+                Transport::Pcc => unreachable!("PCC endpoints are built above"),
             }
         }
     }
@@ -642,10 +652,19 @@ fn resolve_group(
     g.traffic
         .validate()
         .map_err(|e| err(format!("{at}.traffic.{}", e.key), e.message))?;
-    if g.transport == Transport::Tcp && g.tfrc.is_some() {
+    if g.transport != Transport::Tfrc && g.tfrc.is_some() {
         return Err(err(
             format!("{at}.tfrc"),
             "tfrc settings need `transport = \"tfrc\"`",
+        ));
+    }
+    if g.transport != Transport::Pcc && g.pcc.is_some() {
+        return Err(err(
+            format!("{at}.pcc"),
+            format!(
+                "PCC parameters need `transport = \"pcc\"` (this group's transport is `{}`)",
+                g.transport.name()
+            ),
         ));
     }
     if g.transport == Transport::Tfrc {
@@ -674,6 +693,9 @@ fn resolve_group(
             ));
         }
         crate::transports::validate_tfrc(g)
+            .map_err(|e| err(format!("{at}.{}", e.key), e.message))?;
+    } else if g.transport == Transport::Pcc {
+        crate::transports::validate_pcc(g)
             .map_err(|e| err(format!("{at}.{}", e.key), e.message))?;
     } else if g.traffic.is_packet_source() {
         if g.cc.is_some() {

@@ -6,6 +6,7 @@ use sim_core::{Bytes, Rate, SimDuration};
 
 use protocols::cc::CcConfig;
 use protocols::link::LinkAlgoConfig;
+use protocols::pcc::PccConfig;
 use protocols::tfrc::TfrcConfig;
 use protocols::traffic::TrafficConfig;
 use protocols::transport::TcpConfig;
@@ -483,13 +484,18 @@ pub struct FlowGroupConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpConfig>,
     /// Transport that carries the group's data: `"tcp"` (the window
-    /// transport with `cc` and `tcp`, the default) or `"tfrc"` (RFC 5348
-    /// TCP-Friendly Rate Control with the `tfrc` table).
+    /// transport with `cc` and `tcp`, the default), `"tfrc"` (RFC 5348
+    /// TCP-Friendly Rate Control with the `tfrc` table) or `"pcc"`
+    /// (Probabilistic Congestion Control of a non-adaptable CBR application,
+    /// parameters in `pcc`).
     #[serde(default, skip_serializing_if = "Transport::is_tcp")]
     pub transport: Transport,
     /// TFRC parameters (with `transport = "tfrc"`; every key optional).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tfrc: Option<TfrcConfig>,
+    /// PCC parameters (`transport = "pcc"`; defaults: Table 6.1 of Damm 2001).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcc: Option<PccConfig>,
     /// Traffic model. Default: bulk.
     #[serde(default)]
     pub traffic: TrafficConfig,
@@ -516,9 +522,21 @@ pub enum Transport {
     Tcp,
     /// TFRC (RFC 5348), unreliable and rate-paced (`tfrc`).
     Tfrc,
+    /// Probabilistic Congestion Control (`protocols::pcc`): a CBR sender at
+    /// `pcc.rate` switched on and off by its receiver.
+    Pcc,
 }
 
 impl Transport {
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Tcp => "tcp",
+            Transport::Tfrc => "tfrc",
+            Transport::Pcc => "pcc",
+        }
+    }
+
     /// True for the default, `tcp` (not written out).
     pub fn is_tcp(&self) -> bool {
         *self == Transport::Tcp

@@ -4,6 +4,7 @@
 use sim_core::{Controller, EcnFeedback, Endpoint, ParamError};
 
 use protocols::tfrc::{TfrcReceiver, TfrcSender};
+use protocols::traffic::TrafficConfig;
 use protocols::transport::{AppSource, TcpConfig, TcpSink, WindowSender};
 
 use crate::scenario::FlowGroupConfig;
@@ -30,6 +31,34 @@ pub fn tfrc_endpoints(
         Box::new(TfrcSender::new(&cfg, s, size)),
         Box::new(TfrcReceiver::new(&cfg)),
     )
+}
+
+/// Check a PCC group (`transport = "pcc"`; keys relative to the group): its
+/// `pcc` parameters, bulk traffic (the non-adaptable application is PCC's
+/// own CBR sender at `pcc.rate`), no `cc` or `tcp` table.
+pub fn validate_pcc(g: &FlowGroupConfig) -> Result<(), ParamError> {
+    if let Some(p) = &g.pcc {
+        p.validate().map_err(|e| e.prefixed("pcc"))?;
+    }
+    if g.traffic != TrafficConfig::default() {
+        return Err(ParamError::new(
+            "traffic",
+            format!(
+                "transport `pcc` sends its own constant bit rate at `pcc.rate`; traffic `{}` \
+                 does not apply (leave `traffic` out)",
+                g.traffic.name()
+            ),
+        ));
+    }
+    for (key, set) in [("cc", g.cc.is_some()), ("tcp", g.tcp.is_some())] {
+        if set {
+            return Err(ParamError::new(
+                key,
+                "transport `pcc` takes no congestion controller or tcp settings",
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Check the group's congestion controller and transport settings

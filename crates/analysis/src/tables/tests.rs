@@ -20,6 +20,7 @@ pub(crate) fn flow(id: u32, group: u32, goodput_bytes: u64, active: f64) -> Flow
         fast_retransmits: 2,
         ecn_waits: 1,
         ce_pkts: 4,
+        ..FlowCounters::default()
     };
     FlowReport {
         flow: FlowId(id),

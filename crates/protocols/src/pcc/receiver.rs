@@ -1,0 +1,486 @@
+//! PCC's receiver: measures RTT and loss events, estimates r_TCP, runs the
+//! decision machine ([`super::decision`]) and tells the sender on or off.
+//!
+//! Provenance (spec `seed-004-damm-pcc.md` §2.1, §2.4, §2.11, §2.12, §2.14;
+//! thesis §4.6, §5.3, §5.4):
+//! - [DOC] RTT sample per data packet `t_rcv - echo - offset`, smoothed by an
+//!   EWMA with weight `rtt_weight` (0.2) on the new sample; the first sample
+//!   initialises it (INFERRED, spec 2.12.1). The EWMA is kept across off
+//!   periods (unspecified; spec 2.4 requires only that the sample count
+//!   restarts).
+//! - INFERRED (spec appendix: per-packet vs per-RTT): an RTT sample counts
+//!   towards N_RTT only when its echo is new (one per control packet, so
+//!   about one per RTT), which is Table A.2's `T_RTT = N_RTT · RTT`; every
+//!   data packet still updates the EWMA, as the thesis says.
+//! - [DOC] loss events and the loss event rate come from TFRC's receiver
+//!   machinery ([`crate::tfrc`]): one event per RTT, Average Loss Interval
+//!   over `n_samples` (24) intervals with history discounting; the history
+//!   is reset at the start of every protected time (INFERRED, spec 2.4).
+//!   r_TCP is Eq. 5.4 (Padhye, RTO = 4 RTT, `b`) with the data packet size;
+//!   no loss event yet gives `r_TCP = ∞` ([`TcpRate::Unbounded`]). Before
+//!   any RTT sample (only possible if protected time ends at `T_PROT,MAX`
+//!   with no echo back) the equation uses `initial_rtt`.
+//! - [DOC §6.5.1] with `adjust_rate`, r_TCP is recomputed once from the
+//!   Ramesh/Rhee loss event rate ([`super::adjust`]); the packet loss rate is
+//!   lost / (received + lost) sequence numbers since the history's reset
+//!   (INFERRED, see [`super::adjust`]).
+//! - [EXT ns-2 `p_to_b`, spec 2.12.3] r_TCP = the Padhye equation with
+//!   `RTO = 4 RTT` and no rate cap: ns-2's cap (MAXRATE, 25e6 B/s) only
+//!   matters as "stay on", which `p_ON >= 1` gives anyway.
+//! - [DOC §5.3] control packets (`control_size`, 40 B) carry the allowed
+//!   rate (0 or ∞) and the srtt; their timestamp is the packet's send time.
+//!   The control timer runs every srtt (`initial_rtt` before a sample): at
+//!   an expiry a control packet is sent if data arrived since the last one,
+//!   or if `idle_control_rtts` srtt passed without one (INFERRED rate, see
+//!   [`super::config`]). The first data packet of the flow gets a control
+//!   packet at once (INFERRED: RTT samples need an echo). A failed
+//!   experiment sends rate 0 at once and stops the control timer; the off
+//!   timer's expiry sends rate ∞ and re-arms it.
+//! - [DOC §4.6] data arriving while off repeats the off signal, at most
+//!   once per srtt (INFERRED rate limit: one lost signal needs one repeat,
+//!   and a sender in flight keeps sending for about an RTT after it).
+//! - The random draws of the experiments come from the receiver's own
+//!   stream, mapped onto (0, 1].
+
+use rand::Rng;
+use sim_core::{
+    Endpoint, EndpointCtx, HeaderFamily, Packet, PacketKind, Probe, SimDuration, SimTime,
+};
+
+use super::adjust::adjusted_rate;
+use super::config::PccConfig;
+use super::decision::{
+    rand_unit_open_closed, Action, Experiment, Inputs, Outcome, PccDecision, TcpRate,
+};
+use super::wire::{self, Control};
+use crate::tfrc::{padhye, AliConfig, Arrival, LossHistory};
+
+/// Eq. 5.4 in bytes/s for packet size `s` (bytes), RTT `rtt` (s), loss
+/// event rate `p` > 0 and `b`, with RTO = 4 RTT; `INFINITY` for `p <= 0`.
+fn tcp_rate(s: f64, rtt: f64, p: f64, b: f64) -> f64 {
+    padhye(s, rtt, p, b, 4.0 * rtt, f64::INFINITY)
+}
+
+/// The last experiment's values, for probes.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct LastExperiment {
+    /// `p_ON` as computed.
+    pub p_on: f64,
+    /// r_TCP, bytes/s (infinite before any loss event).
+    pub r_tcp: f64,
+    /// r_EFF after the experiment, bytes/s.
+    pub r_eff: f64,
+    /// The loss event rate used (0: none).
+    pub p: f64,
+}
+
+/// The PCC receiver endpoint.
+#[derive(Debug)]
+pub struct PccReceiver {
+    cfg: PccConfig,
+    decision: PccDecision,
+    losses: LossHistory,
+    /// Send time and arrival of the last data packet (echoed in control packets).
+    last_data: Option<(SimTime, SimTime)>,
+    /// Smoothed RTT, seconds.
+    srtt: Option<f64>,
+    /// Echo of the last RTT sample counted towards N_RTT.
+    counted_echo: SimTime,
+    /// r_NA from the data headers, bytes/s.
+    r_na: f64,
+    /// Size of the last data packet, bytes.
+    size: u32,
+    /// Next control-timer expiry (None: stopped).
+    control_at: Option<SimTime>,
+    /// Data arrived since the last control packet.
+    data_since_control: bool,
+    /// When the last control packet left.
+    last_control: Option<SimTime>,
+    /// When the off signal was last repeated.
+    last_repeat: Option<SimTime>,
+    last: LastExperiment,
+}
+
+impl PccReceiver {
+    /// A receiver with the flow's parameters (validated).
+    pub fn new(cfg: &PccConfig) -> Self {
+        PccReceiver {
+            decision: PccDecision::new(cfg.decision())
+                .expect("PCC parameters were validated when the scenario was parsed"),
+            losses: LossHistory::new(AliConfig {
+                n: cfg.n_samples as usize,
+                discounting: cfg.discount,
+            }),
+            last_data: None,
+            srtt: None,
+            counted_echo: SimTime::ZERO,
+            r_na: cfg.rate.bps_f64() / 8.0,
+            size: 0,
+            control_at: None,
+            data_since_control: false,
+            last_control: None,
+            last_repeat: None,
+            last: LastExperiment::default(),
+            cfg: cfg.clone(),
+        }
+    }
+
+    /// The decision machine (state, counters).
+    pub fn decision(&self) -> &PccDecision {
+        &self.decision
+    }
+
+    /// The last experiment's values.
+    pub fn last_experiment(&self) -> LastExperiment {
+        self.last
+    }
+
+    /// The smoothed RTT, seconds.
+    pub fn srtt(&self) -> Option<f64> {
+        self.srtt
+    }
+
+    fn rtt_or_initial(&self) -> f64 {
+        self.srtt
+            .unwrap_or_else(|| self.cfg.initial_rtt.as_secs_f64())
+    }
+
+    /// The current r_TCP and the loss event rate it comes from.
+    fn r_tcp(&self) -> (TcpRate, f64) {
+        let p = self.losses.p();
+        if self.losses.events() == 0 || p <= 0.0 {
+            return (TcpRate::Unbounded, 0.0);
+        }
+        let rtt = self.rtt_or_initial();
+        let s = f64::from(self.size);
+        let mut r = tcp_rate(s, rtt, p, self.cfg.b);
+        if self.cfg.adjust_rate {
+            let (lost, rcvd) = (self.losses.lost(), self.losses.received());
+            let loss_rate = lost as f64 / (lost + rcvd).max(1) as f64;
+            r = adjusted_rate(r, loss_rate, rtt, s, |p, rtt| {
+                if p > 0.0 {
+                    tcp_rate(s, rtt, p, self.cfg.b)
+                } else {
+                    f64::INFINITY
+                }
+            });
+        }
+        if r.is_finite() {
+            (TcpRate::Finite(r), p)
+        } else {
+            (TcpRate::Unbounded, p)
+        }
+    }
+
+    fn send_control(&mut self, ctx: &mut EndpointCtx, allowed: f64) {
+        let now = ctx.now();
+        let (echo, held) = self
+            .last_data
+            .map_or((SimTime::ZERO, SimDuration::ZERO), |(sent, at)| {
+                (sent, now.saturating_since(at))
+            });
+        let p_now = self.losses.p();
+        let p = ctx.send_in_place(Packet::new(
+            ctx.flow(),
+            Default::default(),
+            PacketKind::Ack,
+            self.cfg.control_size.get() as u32,
+            now,
+        ));
+        p.echo = echo;
+        p.cc = wire::control_header(
+            Control {
+                allowed,
+                srtt: self.srtt.unwrap_or(0.0),
+                p: p_now,
+            },
+            held,
+        );
+        self.last_control = Some(now);
+        self.data_since_control = false;
+    }
+
+    fn control_interval(&self) -> SimDuration {
+        self.srtt
+            .map_or(self.cfg.initial_rtt, SimDuration::from_secs_f64)
+            .max(SimDuration::from_micros(1))
+    }
+
+    /// Run whatever the decision machine has due at `now`.
+    fn run_decision(&mut self, ctx: &mut EndpointCtx) {
+        let now = ctx.now();
+        while self.decision.poll_at().is_some_and(|t| t <= now) {
+            let (r_tcp, p) = self.r_tcp();
+            let inputs = Inputs {
+                r_tcp,
+                r_na: self.r_na,
+            };
+            let mut draw = || rand_unit_open_closed(ctx.rng().random::<f64>());
+            let Some(action) = self.decision.on_timer(now, inputs, &mut draw) else {
+                break;
+            };
+            match action {
+                Action::Experiment(e) => self.on_experiment(ctx, e, p),
+                Action::TurnOn => {
+                    self.send_control(ctx, wire::ON);
+                    self.control_at = Some(now + self.control_interval());
+                }
+                Action::ProtectionStarted | Action::RepeatOff => {}
+            }
+        }
+    }
+
+    fn on_experiment(&mut self, ctx: &mut EndpointCtx, e: Experiment, p: f64) {
+        ctx.counters().pcc_experiments += 1;
+        self.last = LastExperiment {
+            p_on: e.p_on,
+            r_tcp: e.r_tcp.bytes_per_sec(),
+            r_eff: e.r_eff_after,
+            p,
+        };
+        if let Outcome::TurnOff { .. } = e.outcome {
+            ctx.counters().pcc_failed += 1;
+            self.send_control(ctx, 0.0);
+            self.control_at = None;
+        }
+    }
+
+    fn arm(&mut self, ctx: &mut EndpointCtx) {
+        let at = [self.control_at, self.decision.poll_at()]
+            .into_iter()
+            .flatten()
+            .min();
+        ctx.set_deadline(at.map(|t| t.max(ctx.now())));
+    }
+
+    fn on_data(&mut self, pkt: &Packet, ctx: &mut EndpointCtx) {
+        let now = ctx.now();
+        ctx.counters().goodput_bytes += u64::from(pkt.size);
+        self.size = pkt.size;
+        let Some(h) = wire::data(pkt) else {
+            return;
+        };
+        if h.rate > 0.0 {
+            self.r_na = h.rate;
+        }
+        self.last_data = Some((pkt.sent, now));
+        match self.decision.on_data(now) {
+            Some(Action::ProtectionStarted) => self.losses.reset(),
+            Some(Action::RepeatOff) => {
+                let due = self
+                    .last_repeat
+                    .is_none_or(|t| now >= t + self.control_interval());
+                if due {
+                    self.last_repeat = Some(now);
+                    self.send_control(ctx, 0.0);
+                }
+            }
+            _ => {}
+        }
+        if h.echo > SimTime::ZERO {
+            let sample = now
+                .saturating_since(h.echo)
+                .saturating_sub(h.offset)
+                .as_secs_f64();
+            let w = self.cfg.rtt_weight;
+            self.srtt = Some(self.srtt.map_or(sample, |s| (1.0 - w) * s + w * sample));
+            if h.echo != self.counted_echo {
+                self.counted_echo = h.echo;
+                self.decision.on_rtt_sample(now);
+            }
+        }
+        let rtt = SimDuration::from_secs_f64(self.rtt_or_initial());
+        if let Arrival::NewEvents(n) = self.losses.on_packet(pkt.seq, pkt.sent, rtt) {
+            for _ in 0..n {
+                self.decision.on_loss_event(now);
+            }
+        }
+        let first = self.last_control.is_none();
+        self.data_since_control = true;
+        if first {
+            self.send_control(ctx, wire::ON);
+            self.control_at = Some(now + self.control_interval());
+        }
+        self.run_decision(ctx);
+    }
+}
+
+impl Endpoint for PccReceiver {
+    fn on_packet(&mut self, pkt: Packet, ctx: &mut EndpointCtx) {
+        if pkt.kind == PacketKind::Data {
+            self.on_data(&pkt, ctx);
+            self.arm(ctx);
+        }
+    }
+
+    fn on_timer(&mut self, ctx: &mut EndpointCtx) {
+        let now = ctx.now();
+        self.run_decision(ctx);
+        if let Some(t) = self.control_at.filter(|&t| t <= now) {
+            let idle_due = self.last_control.is_none_or(|l| {
+                now.saturating_since(l).as_secs_f64()
+                    >= self.cfg.idle_control_rtts * self.control_interval().as_secs_f64()
+            });
+            if self.decision.is_on() && (self.data_since_control || idle_due) {
+                self.send_control(ctx, wire::ON);
+            }
+            self.control_at = self
+                .decision
+                .is_on()
+                .then(|| t.max(now) + self.control_interval());
+        }
+        self.arm(ctx);
+    }
+
+    fn header_family(&self) -> HeaderFamily {
+        wire::FAMILY
+    }
+
+    fn probe(&self) -> Probe {
+        Probe {
+            srtt: self.srtt,
+            ..Probe::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sim_core::{stream, FlowId, Harness, StreamKind};
+
+    fn data(seq: u64, sent: f64, rate: f64, echo: f64) -> Packet {
+        let mut p = Packet::new(
+            FlowId(0),
+            Default::default(),
+            PacketKind::Data,
+            1000,
+            SimTime::from_secs_f64(sent),
+        );
+        p.seq = seq;
+        p.cc = wire::data_header(rate, SimTime::from_secs_f64(echo), SimDuration::ZERO, 0.0);
+        p
+    }
+
+    fn deliver(r: &mut PccReceiver, h: &mut Harness, at: f64, p: Packet) -> Vec<Control> {
+        h.now = SimTime::from_secs_f64(at);
+        h.call(|ctx| r.on_packet(p, ctx))
+            .iter()
+            .map(|p| {
+                assert_eq!(p.kind, PacketKind::Ack);
+                assert_eq!(p.size, 40);
+                wire::control(p).unwrap()
+            })
+            .collect()
+    }
+
+    fn harness() -> Harness {
+        Harness::new(stream(9, 0, StreamKind::Endpoint, 1))
+    }
+
+    /// Spec 2.11/2.12.1: the first data packet gets an "on" control packet at
+    /// once; RTT samples are t_rcv - echo - offset, EWMA 0.2, and count
+    /// towards N_RTT once per echoed control packet.
+    #[test]
+    fn first_data_gets_on_at_once_and_rtt_is_an_ewma_of_echo_samples() {
+        let mut r = PccReceiver::new(&PccConfig::default());
+        let mut h = harness();
+        let out = deliver(&mut r, &mut h, 0.05, data(0, 0.0, 32_000.0, 0.0));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].allowed, wire::ON);
+        assert_eq!(r.srtt(), None);
+        // Echo of the control packet sent at 0.05 s: samples 0.1 s, then 0.2 s.
+        deliver(&mut r, &mut h, 0.15, data(1, 0.1, 32_000.0, 0.05));
+        assert!((r.srtt().unwrap() - 0.1).abs() < 1e-12);
+        deliver(&mut r, &mut h, 0.25, data(2, 0.2, 32_000.0, 0.05));
+        assert!((r.srtt().unwrap() - (0.8 * 0.1 + 0.2 * 0.2)).abs() < 1e-12);
+        let crate::pcc::Phase::Protected { rtt_samples, .. } = r.decision().phase() else {
+            panic!("not protected: {:?}", r.decision().phase())
+        };
+        assert_eq!(rtt_samples, 1);
+    }
+
+    /// Spec 2.11/2.14: a failed experiment sends rate 0 at once; data that
+    /// still arrives repeats it at most once per srtt; the off timer sends
+    /// rate ∞ again.
+    #[test]
+    fn failed_experiment_sends_off_at_once_repeats_it_and_turns_on_later() {
+        let cfg = PccConfig {
+            n_le: 1,
+            n_rtt: 0,
+            ..PccConfig::default()
+        };
+        let mut r = PccReceiver::new(&cfg);
+        let mut h = harness();
+        // r_NA = 1 MB/s; one loss (seq 3) after 3 packets: p = 1/3, r_TCP a
+        // few kB/s, so Eq. 4.7 is negative: certain turn-off.
+        for k in 0..3u64 {
+            deliver(
+                &mut r,
+                &mut h,
+                0.01 * k as f64,
+                data(k, 0.01 * k as f64, 1e6, 0.0),
+            );
+        }
+        let out = deliver(&mut r, &mut h, 0.04, data(4, 0.04, 1e6, 0.0));
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].allowed, 0.0);
+        assert_eq!(h.counters.pcc_experiments, 1);
+        assert_eq!(h.counters.pcc_failed, 1);
+        assert!(!r.decision().is_on());
+        let e = r.last_experiment();
+        assert!(e.p_on < 0.0 && e.p > 0.0 && e.r_tcp.is_finite());
+        // Data while off: the first repeats the off signal, the next within
+        // the control interval (initial_rtt, no RTT sample) does not.
+        let out = deliver(&mut r, &mut h, 0.05, data(5, 0.05, 1e6, 0.0));
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].allowed, 0.0);
+        assert!(deliver(&mut r, &mut h, 0.3, data(6, 0.3, 1e6, 0.0)).is_empty());
+        assert_eq!(
+            deliver(&mut r, &mut h, 0.6, data(7, 0.6, 1e6, 0.0)).len(),
+            1
+        );
+        // Extended off time (Eq. 4.9), then the off timer turns the flow on.
+        let off_until = h.deadline.unwrap();
+        assert!(off_until > SimTime::from_secs_f64(60.0));
+        let out = h.fire(&mut r);
+        assert_eq!(out.len(), 1);
+        assert_eq!(wire::control(&out[0]).unwrap().allowed, wire::ON);
+        assert!(r.decision().is_on());
+        assert_eq!(h.counters.pcc_failed, 1);
+    }
+
+    /// Spec 2.11: control packets every srtt while data arrives, every
+    /// `idle_control_rtts` srtt without data, none while off.
+    #[test]
+    fn control_packets_follow_the_data_and_thin_out_without_it() {
+        let mut r = PccReceiver::new(&PccConfig::default());
+        let mut h = harness();
+        deliver(&mut r, &mut h, 0.0, data(0, 0.0, 32_000.0, 0.0));
+        // Data every 50 ms for 2 s: one control packet per 500 ms tick.
+        let mut sent = 0;
+        let mut t = 0.05;
+        let mut seq = 1;
+        while t < 2.0 {
+            while h.deadline.is_some_and(|d| d.as_secs_f64() <= t) {
+                sent += h.fire(&mut r).len();
+            }
+            deliver(&mut r, &mut h, t, data(seq, t, 32_000.0, 0.0));
+            seq += 1;
+            t += 0.05;
+        }
+        assert_eq!(sent, 3, "ticks at 0.5, 1.0, 1.5 s");
+        // No data from 2 s on: ticks every 0.5 s, a control packet every 4 s.
+        let mut times = Vec::new();
+        while h.deadline.is_some_and(|d| d.as_secs_f64() <= 20.0) {
+            let n = h.fire(&mut r).len();
+            if n > 0 {
+                times.push(h.now.as_secs_f64());
+            }
+        }
+        assert_eq!(times.first().copied(), Some(2.0), "{times:?}");
+        for w in times[1..].windows(2) {
+            assert!((w[1] - w[0] - 4.0).abs() < 1e-9, "{times:?}");
+        }
+    }
+}
