@@ -362,7 +362,7 @@ proptest! {
             let mut j = 0u64;
             loop {
                 experiments += 1;
-                if j % e == 0 {
+                if j.is_multiple_of(e) {
                     prop_assert!(ex.p_on < 1.0, "experiment {} at a T_OFF boundary: {}", j, ex.p_on);
                 } else {
                     prop_assert_eq!(ex.p_on, 1.0, "experiment {}", j);
