@@ -358,6 +358,7 @@ fn as_expect(check: &CurveCheck) -> Expect {
             e.against.label()
         ),
         ratio_to: e.ratio_to.clone(),
+        share_with: None,
         ratio_to_scenario: None,
         relative_to: None,
         window: None,

@@ -72,6 +72,10 @@ fn samples(
             if let Some(v) = per_flow {
                 return Some(x / v);
             }
+            if let Some(other) = &e.share_with {
+                let y = m.find_value(rep, &e.scope, other, &e.metric)?;
+                return Some(x / (x + y)).filter(|r| r.is_finite());
+            }
             match &e.ratio_to {
                 None => Some(x),
                 Some(den) => {
@@ -273,6 +277,9 @@ pub fn render_csv(sets: &[(String, &[Verdict])]) -> String {
     {
         let e = &v.expect;
         let ratio = match (&e.ratio_to, &e.ratio_to_scenario, e.relative_to) {
+            _ if e.share_with.is_some() => {
+                format!("share:{}", e.share_with.as_deref().unwrap_or_default())
+            }
             (_, Some(f), _) => f.clone(),
             (_, None, Some(r)) => reference_word(r).to_string(),
             (Some(d), None, None) => d.clone(),
@@ -379,6 +386,13 @@ fn display_rows(sets: &[(String, &[Verdict])]) -> Vec<[String; 8]> {
                     let [a, b] = e.window.unwrap_or_default();
                     format!("{} {} {} [{a}, {b}]", e.scope, e.subject, e.metric)
                 }
+                _ if e.share_with.is_some() => format!(
+                    "{} {} {} share with {}",
+                    e.scope,
+                    e.subject,
+                    e.metric,
+                    e.share_with.as_deref().unwrap_or_default()
+                ),
                 _ if e.ratio_to_scenario.is_some() => format!(
                     "{} {} {} / {}",
                     e.scope,
@@ -526,6 +540,7 @@ mod tests {
             subject: "a".into(),
             metric: "goodput_bps".into(),
             ratio_to: None,
+            share_with: None,
             ratio_to_scenario: None,
             relative_to: None,
             window: None,
@@ -653,6 +668,20 @@ mod tests {
         // sd = 1, t_{0.95, 2} = 2.919986 (Student-t table), half = t * 1 / sqrt(3).
         assert!((half - 2.919986 / 3f64.sqrt()).abs() < 1e-5, "{half}");
         assert!(v.pass);
+    }
+
+    #[test]
+    fn a_share_is_formed_per_replication() {
+        // a = 1, 3 and b = 1, 1: shares 1/2 and 3/4, mean 0.625 (the share
+        // of the means, 2/3, would be another number).
+        let runs = set(vec![run(1, 1), run(3, 1)]);
+        let mut e = exp(ExpectOp::Approx, 0.625, Some(1e-12), None);
+        e.share_with = Some("b".into());
+        let v = &evaluate(&[e], &Metrics::new(&runs), &|_, _| None, &[])[0];
+        assert_eq!(v.got.map(|g| (g.0, g.2)), Some((0.625, 2)));
+        assert!(v.pass);
+        let rows = render(&[("s".into(), std::slice::from_ref(v))]);
+        assert!(rows.contains("group a goodput_bps share with b"), "{rows}");
     }
 
     #[test]

@@ -604,3 +604,23 @@ fn a_packet_size_distribution_is_only_for_packet_sources_and_is_range_checked() 
         ],
     );
 }
+
+#[test]
+fn a_share_with_an_unknown_group_or_beside_a_ratio_is_named() {
+    let expect = |extra: &str| {
+        format!(
+            "{BASE}\n[[flows]]\nname = \"other\"\nfrom = \"a\"\nto = \"c\"\n\n[[expect]]\n\
+             scope = \"group\"\nsubject = \"tcp\"\nmetric = \"goodput_bps\"\nvalue = 0.5\n\
+             source = \"t\"\n{extra}"
+        )
+    };
+    assert_eq!(check(&expect("share_with = \"other\"\n")).0, 0);
+    assert_error(
+        &expect("share_with = \"nobody\"\n"),
+        &["expect[0].share_with", "no group named `nobody`"],
+    );
+    assert_error(
+        &expect("share_with = \"other\"\nratio_to = \"other\"\n"),
+        &["expect[0].share_with", "use one of"],
+    );
+}

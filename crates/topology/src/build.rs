@@ -162,6 +162,7 @@ impl Resolved {
             for (key, s) in [
                 ("subject", Some(&e.subject)),
                 ("ratio_to", e.ratio_to.as_ref()),
+                ("share_with", e.share_with.as_ref()),
             ] {
                 if let Some(s) = s.filter(|s| !known(s)) {
                     return Err(err(
@@ -209,7 +210,10 @@ impl Resolved {
                     }
                     Some(_) => {}
                 }
-                if e.ratio_to.is_some() || e.relative_to.is_some() || e.ratio_to_scenario.is_some()
+                if e.ratio_to.is_some()
+                    || e.relative_to.is_some()
+                    || e.ratio_to_scenario.is_some()
+                    || e.share_with.is_some()
                 {
                     return Err(err(
                         format!("{at}.window"),
@@ -217,6 +221,16 @@ impl Resolved {
                          ratio_to_scenario",
                     ));
                 }
+            }
+            if e.share_with.is_some()
+                && (e.ratio_to.is_some()
+                    || e.relative_to.is_some()
+                    || e.ratio_to_scenario.is_some())
+            {
+                return Err(err(
+                    format!("{at}.share_with"),
+                    "use one of share_with, ratio_to, relative_to and ratio_to_scenario",
+                ));
             }
             if let Some(f) = &e.ratio_to_scenario {
                 if e.ratio_to.is_some() || e.relative_to.is_some() {

@@ -610,6 +610,13 @@ pub struct Expect {
     /// throughput" with its confidence interval).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_to: Option<String>,
+    /// Compare the share `metric(subject) / (metric(subject) +
+    /// metric(share_with))` instead of the metric: another subject of the
+    /// same scope, formed in each replication, then summarised. With
+    /// `goodput_bps` (the mean per flow) between two groups it is Damm
+    /// (2001)'s normalised share of bandwidth, eq. 6.1 (0.5: fair).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_with: Option<String>,
     /// Compare the ratio of the metric to the same scope, subject and
     /// metric in another scenario's runs: a scenario file, by its path
     /// relative to this file's directory, run with this file's replication
