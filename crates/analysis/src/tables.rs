@@ -562,7 +562,7 @@ pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 35] {
         Val::Count(c.marked_total().pkts),
     ];
     v[..FIRST_REASON_COLUMN].copy_from_slice(&head);
-    for r in Reason::TABLED {
+    for &r in Reason::TABLED {
         v[FIRST_REASON_COLUMN + r as usize] = Val::Count(c.dropped[r as usize].pkts);
         v[FIRST_REASON_COLUMN + Reason::TABLED.len() + r as usize] =
             Val::Count(c.marked[r as usize].pkts);

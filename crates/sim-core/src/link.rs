@@ -58,6 +58,9 @@ pub enum Reason {
     LinkDown = 7,
 }
 
+// `Reason::TABLED` leaves out the last reason, which must be `LinkDown`.
+const _: () = assert!(matches!(Reason::ALL[Reason::COUNT - 1], Reason::LinkDown));
+
 impl Reason {
     /// Number of reasons (array size for per-reason counters).
     pub const COUNT: usize = 8;
@@ -76,16 +79,8 @@ impl Reason {
     /// `mark_<reason>_pkts` column for: all but [`Reason::LinkDown`], which
     /// only a scenario with link changes can produce and which is counted in
     /// the table's drop totals (so the table's columns are the same with or
-    /// without a change schedule).
-    pub const TABLED: [Reason; 7] = [
-        Reason::Overflow,
-        Reason::WireLoss,
-        Reason::Early,
-        Reason::Forced,
-        Reason::Threshold,
-        Reason::Virtual,
-        Reason::Load,
-    ];
+    /// without a change schedule). `LinkDown` is the last of [`Reason::ALL`].
+    pub const TABLED: &'static [Reason] = Reason::ALL.split_at(Reason::COUNT - 1).0;
     /// The name used in output tables.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -124,20 +124,6 @@ pub struct RtoStats {
 }
 
 impl RtoStats {
-    /// Fold in one RTO value, seconds.
-    #[inline]
-    pub fn record(&mut self, rto_s: f64) {
-        if self.count == 0 {
-            self.min_s = rto_s;
-            self.max_s = rto_s;
-        } else {
-            self.min_s = self.min_s.min(rto_s);
-            self.max_s = self.max_s.max(rto_s);
-        }
-        self.sum_s += rto_s;
-        self.count += 1;
-    }
-
     /// The mean value, seconds (`None` before any value).
     pub fn mean_s(&self) -> Option<f64> {
         (self.count > 0).then(|| self.sum_s / self.count as f64)

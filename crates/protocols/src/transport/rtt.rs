@@ -23,7 +23,7 @@ use sim_core::{AckInfo, ParamError, RtoStats, SimDuration};
 use super::TcpConfig;
 
 /// SRTT, RTTVAR and the RTO with its exponential backoff.
-#[derive(Copy, Clone, Debug, PartialEq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RttEstimator {
     srtt: Option<SimDuration>,
     rttvar: SimDuration,
@@ -36,7 +36,40 @@ pub struct RttEstimator {
     granularity: SimDuration,
     /// Every RTO in force after a sample or a backoff (the flows table's
     /// `rto_min_s`, `rto_mean_s`, `rto_max_s`).
-    stats: RtoStats,
+    stats: RtoTally,
+}
+
+/// Every RTO set so far, in integer picoseconds: on the ACK path the tally
+/// is two compares and two adds, no float conversion; [`RtoStats`] is made
+/// from it once, when the flow's report asks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+struct RtoTally {
+    min: u64,
+    max: u64,
+    sum: u128,
+    count: u64,
+}
+
+impl Default for RtoTally {
+    fn default() -> Self {
+        RtoTally {
+            min: u64::MAX,
+            max: 0,
+            sum: 0,
+            count: 0,
+        }
+    }
+}
+
+impl RtoTally {
+    #[inline]
+    fn record(&mut self, rto: SimDuration) {
+        let ps = rto.as_ps();
+        self.min = self.min.min(ps);
+        self.max = self.max.max(ps);
+        self.sum += u128::from(ps);
+        self.count += 1;
+    }
 }
 
 impl RttEstimator {
@@ -50,14 +83,21 @@ impl RttEstimator {
             min_rto: cfg.min_rto,
             max_rto: cfg.max_rto,
             granularity: cfg.clock_granularity,
-            stats: RtoStats::default(),
+            stats: RtoTally::default(),
         }
     }
 
     /// The RTOs in force after each sample and each backoff so far (`None`
     /// before the first).
     pub fn rto_stats(&self) -> Option<RtoStats> {
-        (self.stats.count > 0).then_some(self.stats)
+        let t = &self.stats;
+        let secs = |ps: u64| SimDuration::from_ps(ps).as_secs_f64();
+        (t.count > 0).then(|| RtoStats {
+            min_s: secs(t.min),
+            max_s: secs(t.max),
+            sum_s: t.sum as f64 / sim_core::PS_PER_SEC as f64,
+            count: t.count,
+        })
     }
 
     /// Fold in one RTT sample `r` (RFC 6298 sections 2.2-2.5) and clear the backoff.
@@ -79,7 +119,7 @@ impl RttEstimator {
             .saturating_add(var)
             .clamp(self.min_rto, self.max_rto);
         self.backoff = 0;
-        self.stats.record(self.rto.as_secs_f64());
+        self.stats.record(self.rto);
     }
 
     /// The timer expired: double the RTO in force (RFC 6298 section 5.5), up to `max_rto`.
@@ -87,7 +127,7 @@ impl RttEstimator {
         if self.rto() < self.max_rto {
             self.backoff += 1;
         }
-        self.stats.record(self.rto().as_secs_f64());
+        self.stats.record(self.rto());
     }
 
     /// The RTO in force: `rto * 2^backoff`, at most `max_rto`.
