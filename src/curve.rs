@@ -9,7 +9,7 @@ use std::path::Path;
 use analysis::campaign::{read_part, RunFiles};
 use analysis::stats::{t_quantile, DEFAULT_LEVEL};
 use topology::scenario::{Expect, ExpectOp};
-use topology::sweep::curve::{law_at, law_expr, Against, CurveCheck, Shape};
+use topology::sweep::curve::{law_at, law_expr, Against, CurveCheck, CurveExpect, Shape};
 use topology::sweep::Campaign;
 
 use crate::expect::{g, Verdict};
@@ -36,7 +36,7 @@ impl<'a> Parts<'a> {
             let e = &check.expect;
             let key = |subject: &str| (e.scope.clone(), subject.to_string(), e.metric.clone());
             wanted.insert(key(&e.subject));
-            if let Some(d) = &e.ratio_to {
+            if let Some(d) = e.ratio_to.as_ref().or(e.share_with.as_ref()) {
                 wanted.insert(key(d));
             }
             if let Against::Metric(m) = &e.against {
@@ -69,22 +69,45 @@ impl<'a> Parts<'a> {
     }
 }
 
-/// `metric(subject)` in one run, or its ratio to `metric(ratio_to)`.
+/// How a curve combines its subject's metric with another subject's.
+#[derive(Clone, Copy)]
+enum Other<'a> {
+    /// The metric alone.
+    None,
+    /// `x / y` (`ratio_to`).
+    Ratio(&'a str),
+    /// `x / (x + y)` (`share_with`).
+    Share(&'a str),
+}
+
+impl<'a> Other<'a> {
+    fn of(e: &'a CurveExpect) -> Self {
+        match (&e.ratio_to, &e.share_with) {
+            (Some(d), _) => Other::Ratio(d),
+            (None, Some(d)) => Other::Share(d),
+            (None, None) => Other::None,
+        }
+    }
+}
+
+/// `metric(subject)` in one run, its ratio to `metric(ratio_to)` or its
+/// share `x / (x + y)` with `metric(share_with)`; `None` when undefined.
 fn value(
     run: &HashMap<Key, f64>,
     scope: &str,
     subject: &str,
     metric: &str,
-    ratio_to: Option<&str>,
+    other: Other<'_>,
 ) -> Option<f64> {
     let get = |subject: &str| {
         run.get(&(scope.to_string(), subject.to_string(), metric.to_string()))
             .copied()
     };
     let x = get(subject)?;
-    match ratio_to {
-        None => Some(x),
-        Some(d) => Some(x / get(d)?).filter(|r| r.is_finite()),
+    match other {
+        Other::None => Some(x),
+        Other::Ratio(d) => Some(x / get(d)?).filter(|r| r.is_finite()),
+        Other::Share(d) => Some(x / (x + get(d)?)).filter(|r| r.is_finite()),
     }
 }
 
@@ -209,13 +232,13 @@ fn curve_of(
         let (mut sy, mut syy, mut ny, mut sx, mut nx) = (0.0, 0.0, 0usize, 0.0, 0usize);
         for r in 0..c.replications {
             let rows = parts.run(p, r)?;
-            if let Some(v) = value(rows, &e.scope, &e.subject, &e.metric, e.ratio_to.as_deref()) {
+            if let Some(v) = value(rows, &e.scope, &e.subject, &e.metric, Other::of(e)) {
                 sy += v;
                 syy += v * v;
                 ny += 1;
             }
             if let Against::Metric(m) = &e.against {
-                if let Some(v) = value(rows, &m.scope, &m.subject, &m.metric, None) {
+                if let Some(v) = value(rows, &m.scope, &m.subject, &m.metric, Other::None) {
                     sx += v;
                     nx += 1;
                 }
@@ -358,7 +381,7 @@ fn as_expect(check: &CurveCheck) -> Expect {
             e.against.label()
         ),
         ratio_to: e.ratio_to.clone(),
-        share_with: None,
+        share_with: e.share_with.clone(),
         ratio_to_scenario: None,
         relative_to: None,
         window: None,

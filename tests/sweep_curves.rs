@@ -462,3 +462,96 @@ fn the_new_shapes_reject_what_they_do_not_take() {
         assert!(err.contains(key) && err.contains(msg), "{shape}: {err}");
     }
 }
+
+/// Two constant-bit-rate groups below capacity lose nothing, so the share of
+/// the swept one is `rate / (rate + 1 Mb/s)` exactly (up to the packets in
+/// flight at the window's edges): `share_with` forms it per replication.
+const SHARES: &str = r#"
+name = "cbr-share"
+[run]
+duration = "4s"
+warmup = "1s"
+replications = 2
+seed = 8
+[topology]
+kind = "dumbbell"
+pairs = 2
+bottleneck = { capacity = "20Mbps", delay = "5ms", buffer = "100pkt" }
+access = { capacity = "100Mbps", delay = "1ms", buffer = "100pkt" }
+[[flows]]
+name = "a"
+from = "s0"
+to = "d0"
+traffic = { kind = "cbr", rate = "1Mbps" }
+[[flows]]
+name = "b"
+from = "s1"
+to = "d1"
+traffic = { kind = "cbr", rate = "1Mbps" }
+[sweep]
+[[sweep.param]]
+key = "flows.a.traffic.rate"
+name = "rate"
+values = ["1Mbps", "3Mbps", "9Mbps"]
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+share_with = "b"
+against = "rate"
+shape = "law"
+law = "rate / (rate + 1000000)"
+tolerance = 0.005
+source = "CBR below capacity: the share is rate / (rate + 1 Mb/s)"
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+share_with = "b"
+against = "rate"
+shape = "law"
+law = "rate / 1000000"
+tolerance = 0.005
+source = "deliberately wrong: the ratio, not the share"
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+ratio_to = "b"
+against = "rate"
+shape = "law"
+law = "rate / 1000000"
+tolerance = 0.005
+source = "the ratio"
+"#;
+
+#[test]
+fn share_with_curves_are_the_per_replication_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("share.toml");
+    std::fs::write(&f, SHARES).unwrap();
+    let out = dir.path().join("store");
+    let o = netsim(
+        &["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()],
+        dir.path(),
+    );
+    let row = verdict_rows(&o, "cbr-share", 3);
+    row(0, "share with b", "PASS");
+    row(1, "share with b", "MISS");
+    row(2, "throughput_bps", "PASS");
+    // Both at once is refused with the key's path.
+    let both = SHARES.replacen(
+        "share_with = \"b\"",
+        "share_with = \"b\"\nratio_to = \"b\"",
+        1,
+    );
+    std::fs::write(&f, both).unwrap();
+    let o = netsim(&["check", f.to_str().unwrap()], dir.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("sweep.expect[0].share_with")
+            && err.contains("one of share_with and ratio_to"),
+        "{err}"
+    );
+}

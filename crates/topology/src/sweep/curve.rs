@@ -9,6 +9,7 @@
 //! subject = "n13"
 //! metric = "throughput_bps"
 //! ratio_to = "n12"          # optional: the per-replication ratio, as in [[expect]]
+//!                           # (or share_with = "n12": the share x / (x + y))
 //! against = "wtp_ratio"     # the swept parameter on the x axis
 //! shape = "slope"           # slope | increasing | decreasing | non_decreasing
 //!                           # | non_increasing | above | below | close | all
@@ -241,6 +242,12 @@ pub struct CurveExpect {
     /// Use the per-replication ratio `metric(subject) / metric(ratio_to)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ratio_to: Option<String>,
+    /// Use the per-replication share `metric(subject) / (metric(subject) +
+    /// metric(share_with))`, as `share_with` in `[[expect]]` (with
+    /// `goodput_bps` between two groups, Damm (2001)'s share of bandwidth,
+    /// eq. 6.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub share_with: Option<String>,
     /// The x axis: a swept parameter's name (numeric values), or a metric
     /// `{ scope, subject, metric }` whose per-point mean is x.
     pub against: Against,
@@ -416,6 +423,12 @@ pub(super) fn resolve(
         let err = |key: &str, m: String| ScenarioError::new(format!("sweep.expect[{k}].{key}"), m);
         let rule = e.shape.rule();
         let name = e.shape.name();
+        if e.ratio_to.is_some() && e.share_with.is_some() {
+            return Err(err(
+                "share_with",
+                "use one of share_with and ratio_to".into(),
+            ));
+        }
         if rule.value && e.value.is_none_or(|v| !v.is_finite()) {
             return Err(err(
                 "value",
