@@ -358,6 +358,7 @@ fn shape_word(s: Shape) -> &'static str {
         Shape::Approaching => "approaching",
         Shape::PowerLaw => "power law",
         Shape::Law => "law",
+        Shape::Change => "change",
     }
 }
 
@@ -450,7 +451,8 @@ fn compare(
 }
 
 /// The verdict on `curve` (x, mean), with `other` the `than` curve and
-/// `halves` the means' 95 % half-widths (used by `law`; missing or NaN is 0).
+/// `halves` the means' 95 % half-widths (used by `law` and `change`;
+/// missing or NaN is 0 for `law`).
 fn judge(
     check: &CurveCheck,
     curve: &[(f64, f64)],
@@ -564,6 +566,32 @@ fn judge(
                     curve.len()
                 ),
             )
+        }
+        Shape::Change => {
+            let (first, last) = (curve[0], curve[curve.len() - 1]);
+            let d = last.1 - first.1;
+            let h = |i: usize| halves.get(i).copied().filter(|h| h.is_finite());
+            // Independent points: the difference's half-width from both.
+            let half = match (h(0), h(curve.len() - 1)) {
+                (Some(a), Some(b)) => (a * a + b * b).sqrt(),
+                _ => f64::NAN,
+            };
+            let v = e.value.unwrap_or(f64::NAN);
+            let (pass, rule) = compare(e.op, e.tolerance, e.abs_tolerance, d, v);
+            let mut out = verdict(
+                pass && d.is_finite(),
+                format!("{rule} (from x = {} to x = {})", g(first.0), g(last.0)),
+                format!("change {}", g(v)),
+                format!(
+                    "change {} ± {} ({} -> {})",
+                    g(d),
+                    g(half),
+                    g(first.1),
+                    g(last.1)
+                ),
+            );
+            out.got = Some((d, half, 2));
+            out
         }
         Shape::All => {
             let v = e.value.unwrap_or(f64::NAN);

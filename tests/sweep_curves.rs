@@ -523,6 +523,27 @@ shape = "law"
 law = "rate / 1000000"
 tolerance = 0.005
 source = "the ratio"
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+share_with = "b"
+against = "rate"
+shape = "change"
+value = 0.4
+abs_tolerance = 0.01
+source = "the share goes from 1/2 at 1 Mb/s to 9/10 at 9 Mb/s"
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+share_with = "b"
+against = "rate"
+x_max = 3000000
+shape = "change"
+op = "at_most"
+value = 0.0
+source = "deliberately wrong: from 1/2 to 3/4 is a rise"
 "#;
 
 #[test]
@@ -535,10 +556,12 @@ fn share_with_curves_are_the_per_replication_share() {
         &["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()],
         dir.path(),
     );
-    let row = verdict_rows(&o, "cbr-share", 3);
+    let row = verdict_rows(&o, "cbr-share", 5);
     row(0, "share with b", "PASS");
     row(1, "share with b", "MISS");
     row(2, "throughput_bps", "PASS");
+    row(3, "change 0.4", "PASS");
+    row(4, "(from x = 1.0000e6 to x = 3.0000e6)", "MISS");
     // Both at once is refused with the key's path.
     let both = SHARES.replacen(
         "share_with = \"b\"",

@@ -33,6 +33,9 @@
 //! same sweep (`than`, a condition like `where`): at every x of this curve
 //! inside the x range both cover, this curve's mean is above / below / within
 //! the tolerance of the other's, read off the other by linear interpolation.
+//! `change` compares the last point's mean minus the first's (in x order,
+//! inside the x range) with `value` by `op`, its interval from the two
+//! points' half-widths ("10 points lower at 600 s than at 2 s").
 //! `all` compares every point's mean with `value` by `op` ("utilisation at
 //! least 0.99 at every capacity"). `linear` asks that no mean lie further
 //! from the least-squares line than `tolerance` x the curve's span in y ("the
@@ -116,6 +119,11 @@ pub enum Shape {
     /// Every point's mean within `tolerance` (relative) of the closed form
     /// `law` evaluated at its x.
     Law,
+    /// The change from the first point's mean to the last's (in x order,
+    /// inside `x_min`..`x_max`), `mean(last) - mean(first)`, compared with
+    /// `value` by `op`: "the share is about 10 points lower at 600 s than
+    /// at 2 s" is `value = -0.1`.
+    Change,
 }
 
 /// Whether a shape takes a tolerance.
@@ -163,6 +171,7 @@ impl Shape {
             Shape::Approaching => "approaching",
             Shape::PowerLaw => "power_law",
             Shape::Law => "law",
+            Shape::Change => "change",
         }
     }
 
@@ -193,6 +202,7 @@ impl Shape {
             Shape::Approaching => r(true, Tol::Never, false, 2),
             Shape::PowerLaw => r(true, Tol::IfApprox, false, 3),
             Shape::Law => r(false, Tol::Relative, false, 1),
+            Shape::Change => r(true, Tol::IfApprox, false, 2),
         }
     }
 }
@@ -508,12 +518,15 @@ pub(super) fn resolve(
             ));
         }
         if e.op != ExpectOp::Approx
-            && !matches!(e.shape, Shape::Slope | Shape::All | Shape::PowerLaw)
+            && !matches!(
+                e.shape,
+                Shape::Slope | Shape::All | Shape::PowerLaw | Shape::Change
+            )
         {
             return Err(err(
                 "op",
                 format!(
-                    "shape = \"{name}\" takes no `op` (it goes with \"slope\", \"power_law\" and \"all\")"
+                    "shape = \"{name}\" takes no `op` (it goes with \"slope\", \"power_law\", \"all\" and \"change\")"
                 ),
             ));
         }
