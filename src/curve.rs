@@ -569,11 +569,26 @@ fn judge(
         }
         Shape::Change => {
             let (first, last) = (curve[0], curve[curve.len() - 1]);
-            let d = last.1 - first.1;
+            let mut d = last.1 - first.1;
+            if e.than.is_some() {
+                match (other.first(), other.last()) {
+                    (Some(a), Some(b)) if other.len() >= 2 => d -= b.1 - a.1,
+                    _ => {
+                        return verdict(
+                            false,
+                            "the other curve has fewer than 2 points in the x range".into(),
+                            word.into(),
+                            summary(curve),
+                        )
+                    }
+                }
+            }
             let h = |i: usize| halves.get(i).copied().filter(|h| h.is_finite());
-            // Independent points: the difference's half-width from both.
+            // Independent points: the difference's half-width from both
+            // (not given against another curve, whose half-widths `judge`
+            // does not see).
             let half = match (h(0), h(curve.len() - 1)) {
-                (Some(a), Some(b)) => (a * a + b * b).sqrt(),
+                (Some(a), Some(b)) if e.than.is_none() => (a * a + b * b).sqrt(),
                 _ => f64::NAN,
             };
             let v = e.value.unwrap_or(f64::NAN);

@@ -544,6 +544,19 @@ shape = "change"
 op = "at_most"
 value = 0.0
 source = "deliberately wrong: from 1/2 to 3/4 is a rise"
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+share_with = "b"
+against = "rate"
+where = "rate >= 3000000"
+than = "rate <= 3000000"
+x_min = 1000000
+shape = "change"
+value = -0.6
+abs_tolerance = 0.01
+source = "self-check of `than`: the same curve's change over [3, 9] Mb/s (0.15) minus over [1, 3] Mb/s (0.25) is -0.1, not -0.6"
 "#;
 
 #[test]
@@ -556,12 +569,13 @@ fn share_with_curves_are_the_per_replication_share() {
         &["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()],
         dir.path(),
     );
-    let row = verdict_rows(&o, "cbr-share", 5);
+    let row = verdict_rows(&o, "cbr-share", 6);
     row(0, "share with b", "PASS");
     row(1, "share with b", "MISS");
     row(2, "throughput_bps", "PASS");
     row(3, "change 0.4", "PASS");
     row(4, "(from x = 1.0000e6 to x = 3.0000e6)", "MISS");
+    row(5, "change -0.1 ± NaN", "MISS");
     // Both at once is refused with the key's path.
     let both = SHARES.replacen(
         "share_with = \"b\"",

@@ -35,7 +35,8 @@
 //! the tolerance of the other's, read off the other by linear interpolation.
 //! `change` compares the last point's mean minus the first's (in x order,
 //! inside the x range) with `value` by `op`, its interval from the two
-//! points' half-widths ("10 points lower at 600 s than at 2 s").
+//! points' half-widths ("10 points lower at 600 s than at 2 s"); with
+//! `than`, minus the other curve's change over the same range.
 //! `all` compares every point's mean with `value` by `op` ("utilisation at
 //! least 0.99 at every capacity"). `linear` asks that no mean lie further
 //! from the least-squares line than `tolerance` x the curve's span in y ("the
@@ -122,7 +123,9 @@ pub enum Shape {
     /// The change from the first point's mean to the last's (in x order,
     /// inside `x_min`..`x_max`), `mean(last) - mean(first)`, compared with
     /// `value` by `op`: "the share is about 10 points lower at 600 s than
-    /// at 2 s" is `value = -0.1`.
+    /// at 2 s" is `value = -0.1`. With `than`, the change minus the other
+    /// curve's change over the same x range ("RED holds the rise lower than
+    /// DropTail" is `op = "at_most"`, `value = 0`).
     Change,
 }
 
@@ -509,11 +512,13 @@ pub(super) fn resolve(
                 format!("{t} is not a finite number >= 0"),
             ));
         }
-        let compares = rule.than;
+        // `change` takes `than` optionally: its change minus the other's.
+        let optional = e.shape == Shape::Change;
+        let compares = rule.than || (optional && e.than.is_some());
         if compares != e.than.is_some() {
             return Err(err(
                 "than",
-                "`than` (the other curve) goes with shape = \"above\", \"below\" or \"close\", and they need it"
+                "`than` (the other curve) goes with shape = \"above\", \"below\" or \"close\", and they need it (\"change\" takes it optionally)"
                     .into(),
             ));
         }
