@@ -35,6 +35,11 @@ fn the_fast_subset_of_the_congestion_pricing_thesis_reproduces() {
     fast_subset_reproduces("scenarios/papers/pricing");
 }
 
+#[test]
+fn the_fast_subset_of_the_pcc_thesis_reproduces() {
+    fast_subset_reproduces("scenarios/papers/pcc");
+}
+
 fn fast_subset_reproduces(folder: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
     let out = netsim()
