@@ -85,6 +85,15 @@ pub struct TcpConfig {
     /// Upper bound on the RTO, also capping the exponential backoff.
     /// Default 60 s (RFC 6298 section 2.5: at least 60 s).
     pub max_rto: SimDuration,
+    /// Which ACKs give the RTO estimator an RTT sample: `"every_ack"`
+    /// (default; every ACK of new data, from the timestamp its segment
+    /// carried, as with RFC 7323 timestamps but without scaling the gains)
+    /// or `"once_per_rtt"` (RFC 6298 section 3 with Karn's algorithm: one
+    /// segment timed at a time, its sample taken when an ACK covers it, the
+    /// timing abandoned when a segment at or before it is retransmitted; ns-2's
+    /// `Agent/TCP` without timestamps). Congestion controllers see every
+    /// ACK's RTT either way.
+    pub rtt_samples: RttSampling,
     /// Clock granularity G in `RTO = SRTT + max(G, 4 RTTVAR)`. Default 0
     /// (a simulator's clock is exact; RFC 6298 section 2.2).
     pub clock_granularity: SimDuration,
@@ -138,6 +147,17 @@ pub struct TcpConfig {
     pub pacing: PacingMode,
 }
 
+/// Which ACKs feed the RTO estimator ([`TcpConfig::rtt_samples`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSampling {
+    /// Every ACK of new data (timestamps).
+    #[default]
+    EveryAck,
+    /// One timed segment per round trip, Karn's algorithm (RFC 6298 section 3).
+    OncePerRtt,
+}
+
 /// `tcp.pacing_jitter` when a scenario does not set it.
 pub const DEFAULT_PACING_JITTER: f64 = 0.01;
 
@@ -156,6 +176,7 @@ impl Default for TcpConfig {
             min_rto: SimDuration::from_secs(1),
             max_rto: SimDuration::from_secs(60),
             clock_granularity: SimDuration::ZERO,
+            rtt_samples: RttSampling::EveryAck,
             rwnd_pkts: None,
             reliable: true,
             pacing_jitter: DEFAULT_PACING_JITTER,

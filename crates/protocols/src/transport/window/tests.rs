@@ -672,3 +672,61 @@ fn an_application_source_is_sent_as_written_and_its_objects_complete_on_their_ac
     assert_eq!(r.h.objects[1].requested, ms(5000));
     assert_eq!(r.h.finished, Some(ms(5100)));
 }
+
+fn once_per_rtt_cfg() -> TcpConfig {
+    TcpConfig {
+        rtt_samples: crate::transport::RttSampling::OncePerRtt,
+        ..retx_cfg()
+    }
+}
+
+fn samples(r: &Rig) -> u64 {
+    r.s.rto_stats().map_or(0, |s| s.count)
+}
+
+#[test]
+fn once_per_rtt_times_one_segment_and_samples_when_it_is_acked() {
+    let mut every = Rig::new(retx_cfg(), 4, None, None);
+    let mut once = Rig::new(once_per_rtt_cfg(), 4, None, None);
+    for r in [&mut every, &mut once] {
+        r.start();
+        // The first segment, sent at 0, is acked at 100 ms.
+        r.h.now = ms(100);
+        r.ack_with(1000, ms(0), Flags::NONE);
+        // Two more ACKs of the initial window, echoing 0.
+        r.h.now = ms(110);
+        r.ack_with(2000, ms(0), Flags::NONE);
+        r.h.now = ms(120);
+        r.ack_with(3000, ms(0), Flags::NONE);
+    }
+    // Every ACK is a sample with timestamps; one per timed segment otherwise.
+    assert_eq!(samples(&every), 3);
+    assert_eq!(samples(&once), 1);
+    assert_eq!(once.s.rtt().srtt(), Some(SimDuration::from_millis(100)));
+    // The segment timed next is the first new one sent at 100 ms (4000..5000):
+    // ACKs below its end give nothing, the one covering it gives 250 - 100.
+    once.h.now = ms(200);
+    once.ack_with(4000, ms(0), Flags::NONE);
+    assert_eq!(samples(&once), 1);
+    once.h.now = ms(250);
+    once.ack_with(5000, ms(0), Flags::NONE);
+    assert_eq!(samples(&once), 2);
+    // RFC 6298 2.3: SRTT = 7/8 100 + 1/8 150 ms.
+    assert_eq!(once.s.rtt().srtt(), Some(SimDuration::from_micros(106_250)));
+}
+
+#[test]
+fn once_per_rtt_takes_no_sample_from_a_retransmitted_segment() {
+    let mut r = Rig::new(once_per_rtt_cfg(), 4, None, None);
+    r.start();
+    // The timeout at 1 s resends segment 0, the timed one: Karn abandons it.
+    r.fire();
+    assert_eq!(r.s.rtt().rto(), SimDuration::from_secs(2));
+    let before = samples(&r);
+    r.h.now = ms(1100);
+    r.ack_with(1000, ms(1000), Flags::NONE);
+    // No sample, so the backoff stays (with timestamps 5.7 would clear it).
+    assert_eq!(samples(&r), before);
+    assert_eq!(r.s.rtt().rto(), SimDuration::from_secs(2));
+    assert_eq!(r.s.rtt().srtt(), None);
+}
