@@ -72,7 +72,7 @@ impl Scope {
 }
 
 /// A flow group's metrics (see [`crate::summary`] for their definitions).
-pub const GROUP_METRICS: [&str; 36] = [
+pub const GROUP_METRICS: [&str; 40] = [
     "flows",
     "active_flows",
     "active_flows_mean",
@@ -109,6 +109,10 @@ pub const GROUP_METRICS: [&str; 36] = [
     "pcc_experiments",
     "pcc_failed",
     "pcc_off_periods",
+    "pcc_rtcp_bps",
+    "pcc_loss_rate",
+    "pcc_loss_event_rate",
+    "pcc_t_prot_mean_s",
 ];
 
 /// How a links-table column is typed.
@@ -700,7 +704,7 @@ fn group_values(
     flows: &[&FlowReport],
     points: &[&SeriesPoint],
     pages: &[&PageReport],
-) -> [Option<f64>; 36] {
+) -> [Option<f64>; 40] {
     let goodputs: Vec<f64> = flows.iter().filter_map(|f| f.goodput_bps()).collect();
     let thr: Vec<f64> = flows.iter().filter_map(|f| f.throughput_bps()).collect();
     let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
@@ -714,7 +718,21 @@ fn group_values(
     let send = group_send_rate(points, run);
     let slowdowns: Vec<f64> = flows.iter().filter_map(|f| f.slowdown()).collect();
     let on_fracs: Vec<f64> = flows.iter().filter_map(|f| f.pcc_on_frac()).collect();
-    let pcc = flows.iter().any(|f| f.pcc_on_frac().is_some());
+    let pcc = flows.iter().any(|f| f.pcc_active());
+    // Ratios of sums over the group's PCC flows (the flows table's per-flow
+    // ratios, pooled): Fig. 6.5's mean of all single estimates of all flows,
+    // not a mean of per-flow means.
+    let pcc_total = |f: fn(&sim_core::FlowCounters) -> u64| {
+        flows
+            .iter()
+            .filter(|fl| fl.pcc_active())
+            .map(|fl| f(&fl.counters))
+            .sum::<u64>()
+    };
+    let ratio = |num: u64, den: u64| (den > 0).then(|| num as f64 / den as f64);
+    let pcc_lost = pcc_total(|c| c.pcc_lost_pkts);
+    let pcc_seen = pcc_total(|c| c.rx_pkts) + pcc_lost;
+    let pcc_periods = pcc_total(|c| c.pcc_prot_periods);
     let page_time = mean(
         &pages
             .iter()
@@ -761,6 +779,16 @@ fn group_values(
         pcc.then(|| total(|f| f.counters.pcc_experiments) as f64),
         pcc.then(|| total(|f| f.counters.pcc_failed) as f64),
         pcc.then(|| total(|f| f.counters.pcc_off_periods) as f64),
+        ratio(
+            pcc_total(|c| c.pcc_rtcp_sum_bps),
+            pcc_total(|c| c.pcc_rtcp_samples),
+        ),
+        ratio(pcc_lost, pcc_seen),
+        ratio(pcc_total(|c| c.pcc_loss_events), pcc_seen),
+        pcc.then(|| {
+            ratio(pcc_total(|c| c.pcc_prot_ps), pcc_periods)
+                .map_or(0.0, |ps| ps / sim_core::PS_PER_SEC as f64)
+        }),
     ]
 }
 

@@ -19,6 +19,15 @@
 //!   flows `pcc_on_frac` (mean over the flows of the time their sender was
 //!   on over their active time in the window), `pcc_experiments`,
 //!   `pcc_failed` and `pcc_off_periods` (totals in the window),
+//!   `pcc_rtcp_bps` (the mean of all the r_TCP estimates the flows'
+//!   experiments used in the window, pooled over the flows, not a mean of
+//!   per-flow means: Damm (2001) Fig. 6.5), `pcc_loss_rate` and
+//!   `pcc_loss_event_rate` (the packets the receivers found lost, and the
+//!   loss events their histories started, over the data packets received
+//!   plus lost, summed over the flows: Fig. 6.7) and `pcc_t_prot_mean_s`
+//!   (the flows' protected times after a restart that ended in the window,
+//!   summed, over their number; 0 when there was none: Fig. 6.26; the
+//!   start-up protected time is not in it),
 //!   and, with the `flow_rate` series, `settle_s` and `overshoot` (the group's
 //!   transient after its last member joined, [`crate::dynamics`]) and, for
 //!   rate-paced controllers, `send_rate_bps`, `send_rate_spread`,

@@ -58,6 +58,26 @@ pub struct FlowCounters {
     pub pcc_failed: u64,
     /// PCC: times the sender stopped (an off signal or its no-feedback timer).
     pub pcc_off_periods: u64,
+    /// PCC: sum of the finite r_TCP estimates the receiver's experiments
+    /// used, bits/s, each rounded to an integer (thesis Fig. 6.5).
+    pub pcc_rtcp_sum_bps: u64,
+    /// PCC: how many estimates `pcc_rtcp_sum_bps` adds up.
+    pub pcc_rtcp_samples: u64,
+    /// PCC: data packets the receiver found lost from gaps in the sequence
+    /// numbers, over the whole flow (thesis Fig. 6.7).
+    pub pcc_lost_pkts: u64,
+    /// PCC: loss events (at most one per RTT) the receiver's loss history
+    /// started, across its resets at every protected time (thesis Fig. 6.7).
+    pub pcc_loss_events: u64,
+    /// PCC: sum of the protected times that followed a restart after an off
+    /// period (not the start-up one), picoseconds, each counted when it ends
+    /// (thesis Fig. 6.26).
+    pub pcc_prot_ps: u64,
+    /// PCC: how many protected times `pcc_prot_ps` adds up.
+    pub pcc_prot_periods: u64,
+    /// PCC: the flow's start-up protected time, picoseconds, once it ended
+    /// (0 before).
+    pub pcc_startup_prot_ps: u64,
 }
 
 impl FlowCounters {
@@ -80,6 +100,13 @@ impl FlowCounters {
             pcc_experiments: self.pcc_experiments - e.pcc_experiments,
             pcc_failed: self.pcc_failed - e.pcc_failed,
             pcc_off_periods: self.pcc_off_periods - e.pcc_off_periods,
+            pcc_rtcp_sum_bps: self.pcc_rtcp_sum_bps - e.pcc_rtcp_sum_bps,
+            pcc_rtcp_samples: self.pcc_rtcp_samples - e.pcc_rtcp_samples,
+            pcc_lost_pkts: self.pcc_lost_pkts - e.pcc_lost_pkts,
+            pcc_loss_events: self.pcc_loss_events - e.pcc_loss_events,
+            pcc_prot_ps: self.pcc_prot_ps - e.pcc_prot_ps,
+            pcc_prot_periods: self.pcc_prot_periods - e.pcc_prot_periods,
+            pcc_startup_prot_ps: self.pcc_startup_prot_ps - e.pcc_startup_prot_ps,
         }
     }
 }

@@ -143,9 +143,53 @@ impl FlowReport {
     /// A PCC flow's fraction of its active time in the window that its
     /// sender was on (`None` for other flows, or if inactive).
     pub fn pcc_on_frac(&self) -> Option<f64> {
-        let pcc = self.total.pcc_experiments > 0 || self.total.pcc_on_ps > 0;
-        (pcc && self.active_secs > 0.0).then(|| {
+        self.pcc_active().then(|| {
             (self.counters.pcc_on_ps as f64 / PS_PER_SEC as f64 / self.active_secs).min(1.0)
+        })
+    }
+    /// Whether this is a PCC flow (its sender was on, or its receiver ran an
+    /// experiment, at some time in the run) active in the window: the flows
+    /// the `pcc_*` statistics are defined for.
+    pub fn pcc_active(&self) -> bool {
+        let pcc = self.total.pcc_experiments > 0 || self.total.pcc_on_ps > 0;
+        pcc && self.active_secs > 0.0
+    }
+    /// A PCC flow's mean r_TCP estimate over its experiments in the window
+    /// that had a finite one, bits/s (thesis Fig. 6.5; `None` for other
+    /// flows, or without such an experiment).
+    pub fn pcc_rtcp_mean_bps(&self) -> Option<f64> {
+        let c = &self.counters;
+        (self.pcc_active() && c.pcc_rtcp_samples > 0)
+            .then(|| c.pcc_rtcp_sum_bps as f64 / c.pcc_rtcp_samples as f64)
+    }
+    /// A PCC flow's packet loss rate as its receiver measured it in the
+    /// window: packets found lost over packets received plus lost (thesis
+    /// Fig. 6.7; `None` for other flows, or with neither).
+    pub fn pcc_loss_rate(&self) -> Option<f64> {
+        let c = &self.counters;
+        let n = c.rx_pkts + c.pcc_lost_pkts;
+        (self.pcc_active() && n > 0).then(|| c.pcc_lost_pkts as f64 / n as f64)
+    }
+    /// A PCC flow's loss event rate as its receiver measured it in the
+    /// window: loss events over packets received plus lost (thesis Fig. 6.7;
+    /// `None` for other flows, or with neither).
+    pub fn pcc_loss_event_rate(&self) -> Option<f64> {
+        let c = &self.counters;
+        let n = c.rx_pkts + c.pcc_lost_pkts;
+        (self.pcc_active() && n > 0).then(|| c.pcc_loss_events as f64 / n as f64)
+    }
+    /// A PCC flow's mean protected time after a restart, over those that
+    /// ended in the window, seconds; 0 if none did (thesis Fig. 6.26: "0 when
+    /// no restarts happen"); `None` for other flows. The start-up protected
+    /// time is not in it.
+    pub fn pcc_t_prot_mean_s(&self) -> Option<f64> {
+        let c = &self.counters;
+        self.pcc_active().then(|| {
+            if c.pcc_prot_periods == 0 {
+                0.0
+            } else {
+                c.pcc_prot_ps as f64 / PS_PER_SEC as f64 / c.pcc_prot_periods as f64
+            }
         })
     }
     /// Flow completion time, seconds, for a finite flow that finished.

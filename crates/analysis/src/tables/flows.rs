@@ -20,6 +20,9 @@ struct FlowCols<'a> {
     throughput: Vec<Option<f64>>,
     counts: [Vec<u64>; 12],
     on_frac: Vec<Option<f64>>,
+    /// `pcc_rtcp_mean_bps`, `pcc_loss_rate`, `pcc_loss_event_rate`,
+    /// `pcc_t_prot_mean_s`.
+    pcc: [Vec<Option<f64>>; 4],
     fct: Vec<Option<f64>>,
     size: Vec<Option<u64>>,
     base_rtt: Vec<f64>,
@@ -51,10 +54,15 @@ const FLOW_COUNTS: [&str; 12] = [
 /// `flows`: replication, flow, group, start_s, finish_s, active_s, goodput_bps,
 /// throughput_bps, sent_pkts, retx_pkts, rx_bytes, goodput_bytes, timeouts,
 /// reductions, fast_retransmits, ecn_waits, ce_pkts, pcc_experiments,
-/// pcc_failed, pcc_off_periods, pcc_on_frac, fct_s, size_bytes, base_rtt_s,
-/// path_bps, slowdown, src, dst, path, packet_size_bytes, extra_delay_s,
-/// rto_min_s, rto_mean_s, rto_max_s, in batches. `pcc_on_frac` (a PCC flow's
-/// time on over its active time in the window) is null for other flows. Rates
+/// pcc_failed, pcc_off_periods, pcc_on_frac, pcc_rtcp_mean_bps,
+/// pcc_loss_rate, pcc_loss_event_rate, pcc_t_prot_mean_s, fct_s, size_bytes,
+/// base_rtt_s, path_bps, slowdown, src, dst, path, packet_size_bytes,
+/// extra_delay_s, rto_min_s, rto_mean_s, rto_max_s, in batches. `pcc_on_frac`
+/// (a PCC flow's time on over its active time in the window) and the other
+/// `pcc_*` ratios ([`sim_core::FlowReport::pcc_rtcp_mean_bps`],
+/// [`sim_core::FlowReport::pcc_loss_rate`],
+/// [`sim_core::FlowReport::pcc_loss_event_rate`],
+/// [`sim_core::FlowReport::pcc_t_prot_mean_s`]) are null for other flows. Rates
 /// are null for a flow inactive in the window; `finish_s` and `fct_s` are null
 /// for a flow that did not complete; `path` is the data route's link names
 /// joined by spaces, each route's string made once.
@@ -111,6 +119,14 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                 v.push(x);
             }
             c.on_frac.push(f.pcc_on_frac());
+            for (v, x) in c.pcc.iter_mut().zip([
+                f.pcc_rtcp_mean_bps(),
+                f.pcc_loss_rate(),
+                f.pcc_loss_event_rate(),
+                f.pcc_t_prot_mean_s(),
+            ]) {
+                v.push(x);
+            }
             c.fct.push(f.fct_secs());
             c.size.push(f.size);
             c.base_rtt.push(f.base_rtt_s);
@@ -147,6 +163,11 @@ pub fn flows_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
                     .map(|(name, x)| col(name, x)),
             );
             v.push(col("pcc_on_frac", c.on_frac));
+            let [rtcp, loss, events, t_prot] = c.pcc;
+            v.push(col("pcc_rtcp_mean_bps", rtcp));
+            v.push(col("pcc_loss_rate", loss));
+            v.push(col("pcc_loss_event_rate", events));
+            v.push(col("pcc_t_prot_mean_s", t_prot));
             v.push(col("fct_s", c.fct));
             v.push(col("size_bytes", c.size));
             v.push(col("base_rtt_s", c.base_rtt));

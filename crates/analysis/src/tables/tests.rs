@@ -364,3 +364,79 @@ fn a_large_table_comes_in_batches_of_at_most_batch_rows() {
     assert_eq!(get(&whole, "flow", 79_999), AnyValue::UInt32(39_999));
     assert_eq!(get(&whole, "replication", 79_999), AnyValue::UInt32(1));
 }
+
+/// The receiver statistics of PCC flows (Damm 2001 Figs. 6.5, 6.7, 6.26):
+/// per flow the ratios of its own counts, per group the ratios of the
+/// summed counts (not means of the flows' ratios), null / undefined for
+/// other flows and groups; a PCC group without a restart has a mean
+/// protected time of 0.
+#[test]
+fn pcc_columns_and_group_metrics_pool_the_receivers_counts() {
+    let mut set = sample();
+    let pcc = |f: &mut FlowReport,
+               rtcp: (u64, u64),
+               rx: u64,
+               lost: u64,
+               events: u64,
+               prot: (u64, u64)| {
+        let c = &mut f.counters;
+        c.pcc_on_ps = 1;
+        c.pcc_experiments = rtcp.1 + 1;
+        (c.pcc_rtcp_sum_bps, c.pcc_rtcp_samples) = rtcp;
+        (c.rx_pkts, c.pcc_lost_pkts, c.pcc_loss_events) = (rx, lost, events);
+        (c.pcc_prot_ps, c.pcc_prot_periods) = prot;
+        f.total = f.counters;
+    };
+    let s = 1_000_000_000_000u64;
+    {
+        let f = &mut set.runs[0].flows;
+        pcc(&mut f[0], (3_000_000, 3), 990, 10, 5, (4 * s, 2));
+        pcc(&mut f[1], (5_000_000, 1), 1980, 20, 4, (0, 0));
+        f[2].active_secs = 10.0; // an active flow that is not PCC
+        let f = &mut set.runs[1].flows;
+        pcc(&mut f[0], (0, 0), 1000, 0, 0, (0, 0));
+        pcc(&mut f[1], (0, 0), 1000, 0, 0, (0, 0));
+    }
+    let m = Metrics::new(&set);
+    let df = flows_table(&m).unwrap();
+    let f64_at = |c: &str, row: usize| get(&df, c, row);
+    assert_eq!(f64_at("pcc_rtcp_mean_bps", 0), AnyValue::Float64(1e6));
+    assert_eq!(f64_at("pcc_rtcp_mean_bps", 1), AnyValue::Float64(5e6));
+    assert_eq!(f64_at("pcc_loss_rate", 0), AnyValue::Float64(0.01));
+    assert_eq!(f64_at("pcc_loss_event_rate", 0), AnyValue::Float64(0.005));
+    assert_eq!(f64_at("pcc_loss_event_rate", 1), AnyValue::Float64(0.002));
+    assert_eq!(f64_at("pcc_t_prot_mean_s", 0), AnyValue::Float64(2.0));
+    assert_eq!(f64_at("pcc_t_prot_mean_s", 1), AnyValue::Float64(0.0));
+    // Not PCC: empty, like pcc_on_frac.
+    for c in [
+        "pcc_on_frac",
+        "pcc_rtcp_mean_bps",
+        "pcc_loss_rate",
+        "pcc_loss_event_rate",
+        "pcc_t_prot_mean_s",
+    ] {
+        assert_eq!(f64_at(c, 2), AnyValue::Null, "{c}");
+    }
+    // Replication 1: PCC flows without an estimate or a loss.
+    assert_eq!(f64_at("pcc_rtcp_mean_bps", 3), AnyValue::Null);
+    assert_eq!(f64_at("pcc_loss_rate", 3), AnyValue::Float64(0.0));
+    assert_eq!(f64_at("pcc_t_prot_mean_s", 3), AnyValue::Float64(0.0));
+    let v = |rep: usize, group: &str, metric: &str| m.find_value(rep, "group", group, metric);
+    // Pooled: 8 Mb/s over 4 estimates, not (1 + 5) / 2 Mb/s.
+    assert_eq!(v(0, "a", "pcc_rtcp_bps"), Some(2e6));
+    assert_eq!(v(0, "a", "pcc_loss_rate"), Some(0.01));
+    assert_eq!(v(0, "a", "pcc_loss_event_rate"), Some(0.003));
+    assert_eq!(v(0, "a", "pcc_t_prot_mean_s"), Some(2.0));
+    assert_eq!(v(1, "a", "pcc_rtcp_bps"), None);
+    assert_eq!(v(1, "a", "pcc_loss_rate"), Some(0.0));
+    assert_eq!(v(1, "a", "pcc_t_prot_mean_s"), Some(0.0));
+    for metric in [
+        "pcc_on_frac",
+        "pcc_rtcp_bps",
+        "pcc_loss_rate",
+        "pcc_loss_event_rate",
+        "pcc_t_prot_mean_s",
+    ] {
+        assert_eq!(v(0, "b", metric), None, "{metric}");
+    }
+}

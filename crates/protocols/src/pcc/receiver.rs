@@ -41,6 +41,54 @@
 //!   and a sender in flight keeps sending for about an RTT after it).
 //! - The random draws of the experiments come from the receiver's own
 //!   stream, mapped onto (0, 1].
+//!
+//! Statistics for the thesis's figures (spec §6 "Metrics", §5.2), in the
+//! flow's counters ([`sim_core::FlowCounters`]):
+//! - Fig. 6.5, "the average of all single estimates of all flows"
+//!   (`pcc_rtcp_sum_bps`, `pcc_rtcp_samples`):
+//!   - [INFERRED, spec §6 "per experiment? per control packet?"] one
+//!     estimate per experiment: the r_TCP the experiment used (after the
+//!     §6.5.1 adjustment when that is on). An experiment is where an
+//!     estimate is acted on, and the thesis's explanation of the figure's
+//!     bias (flows with low estimates are turned off and so produce fewer
+//!     estimates) holds for estimates taken there.
+//!   - [INFERRED, unspecified] `r_TCP = ∞` (no loss event yet) is left
+//!     out: an average cannot hold it. Each estimate is converted to bits/s
+//!     and rounded to an integer (at most 0.5 b/s off per estimate).
+//! - Fig. 6.7, "packet loss rate and loss event rate measured by PCC"
+//!   (`pcc_lost_pkts`, `pcc_loss_events`):
+//!   - [DOC §2.12.2] a loss is a gap in the data sequence numbers: the loss
+//!     history's notion, which §6.5.1's `lossrate` also uses
+//!     ([`super::adjust`]).
+//!   - [INFERRED, the span is unspecified; the figure's is the run] lost
+//!     packets are counted by the receiver's own highest-sequence-number
+//!     tracker, never reset (the loss history is reset at every protected
+//!     time), so a gap that straddles a restart (the last packets before
+//!     an off period or the first ones after it lost) counts too. The
+//!     sender numbers its packets 0, 1, 2, ... across off periods, and
+//!     links never reorder a flow's packets, so every gap is a loss.
+//!   - [DOC §2.12.2, INFERRED counting] loss events are those the loss
+//!     history started ([`Arrival::NewEvents`]: one per RTT), added as each
+//!     packet reveals them, so the history's reset at every protected time
+//!     neither loses nor repeats one. A loss that straddles a restart starts
+//!     no event (the reset history sees no gap there); only there do the
+//!     counts differ from those of one history kept over the whole flow.
+//!   - The rates are these counts over the data packets received (the
+//!     engine's `rx_pkts`) plus lost ([`sim_core::FlowReport::pcc_loss_rate`],
+//!     [`sim_core::FlowReport::pcc_loss_event_rate`]).
+//! - Fig. 6.26, "average T_PROT" (`pcc_prot_ps`, `pcc_prot_periods`):
+//!   - [DOC spec §6 "the mean `T_PROT` over restarts", 0 without one; §5.2:
+//!     the figure shows 0 well below the fair rate, where the start-up
+//!     protected time would end at `T_PROT,MAX`] only protected times after
+//!     a restart from an off period count; the start-up one is kept apart
+//!     in `pcc_startup_prot_ps`.
+//!   - [DOC spec §7 item 3, "the *actual* elapsed protected time"] the time
+//!     is the decision machine's `T_PROT` ([`Experiment::t_prot`]: from the
+//!     on-period's first data packet to the instant the end condition held,
+//!     the value Eq. 4.12 charges).
+//!   - [INFERRED, unspecified] it is added when protected time ends,
+//!     whole: one that straddles the end of the warm-up counts whole in the
+//!     window, one still running when the run ends not at all.
 
 use rand::Rng;
 use sim_core::{
@@ -99,6 +147,9 @@ pub struct PccReceiver {
     /// When the off signal was last repeated.
     last_repeat: Option<SimTime>,
     last: LastExperiment,
+    /// Highest data sequence number seen over the whole flow (never reset,
+    /// unlike the loss history): `pcc_lost_pkts`.
+    highest_seq: Option<u64>,
 }
 
 impl PccReceiver {
@@ -121,6 +172,7 @@ impl PccReceiver {
             last_control: None,
             last_repeat: None,
             last: LastExperiment::default(),
+            highest_seq: None,
             cfg: cfg.clone(),
         }
     }
@@ -216,11 +268,24 @@ impl PccReceiver {
                 r_na: self.r_na,
             };
             let mut draw = || rand_unit_open_closed(ctx.rng().random::<f64>());
+            let protections = self.decision.stats().protections;
             let Some(action) = self.decision.on_timer(now, inputs, &mut draw) else {
                 break;
             };
             match action {
-                Action::Experiment(e) => self.on_experiment(ctx, e, p),
+                Action::Experiment(e) => {
+                    if self.decision.stats().protections > protections {
+                        // This experiment ended a protected time.
+                        let c = ctx.counters();
+                        if protections == 0 {
+                            c.pcc_startup_prot_ps = e.t_prot.as_ps();
+                        } else {
+                            c.pcc_prot_ps += e.t_prot.as_ps();
+                            c.pcc_prot_periods += 1;
+                        }
+                    }
+                    self.on_experiment(ctx, e, p)
+                }
                 Action::TurnOn => {
                     self.send_control(ctx, wire::ON);
                     self.control_at = Some(now + self.control_interval());
@@ -231,7 +296,12 @@ impl PccReceiver {
     }
 
     fn on_experiment(&mut self, ctx: &mut EndpointCtx, e: Experiment, p: f64) {
-        ctx.counters().pcc_experiments += 1;
+        let c = ctx.counters();
+        c.pcc_experiments += 1;
+        if let TcpRate::Finite(r) = e.r_tcp {
+            c.pcc_rtcp_sum_bps += (r * 8.0).round() as u64;
+            c.pcc_rtcp_samples += 1;
+        }
         self.last = LastExperiment {
             p_on: e.p_on,
             r_tcp: e.r_tcp.bytes_per_sec(),
@@ -289,8 +359,13 @@ impl PccReceiver {
                 self.decision.on_rtt_sample(now);
             }
         }
+        if let Some(gap) = self.highest_seq.map(|hi| pkt.seq.saturating_sub(hi + 1)) {
+            ctx.counters().pcc_lost_pkts += gap;
+        }
+        self.highest_seq = self.highest_seq.max(Some(pkt.seq));
         let rtt = SimDuration::from_secs_f64(self.rtt_or_initial());
         if let Arrival::NewEvents(n) = self.losses.on_packet(pkt.seq, pkt.sent, rtt) {
+            ctx.counters().pcc_loss_events += u64::from(n);
             for _ in 0..n {
                 self.decision.on_loss_event(now);
             }
@@ -448,6 +523,135 @@ mod tests {
         assert_eq!(wire::control(&out[0]).unwrap().allowed, wire::ON);
         assert!(r.decision().is_on());
         assert_eq!(h.counters.pcc_failed, 1);
+    }
+
+    /// Fig. 6.7's counts on one protected time (no RTT sample: the loss
+    /// history's RTT is `initial_rtt`, 0.5 s; packet `k` sent at `k` x 10
+    /// ms). Losses 10, 11, 30 (0.10-0.30 s): one event; 70 (0.60 s after
+    /// 10's start): a new one, with 75 and 100 in it; 121 (0.51 s after 70):
+    /// a new one; one gap 180..=240 (1.80-2.40 s): two events, at 180 (0.59
+    /// s after 121) and 231 (0.51 s after 180). 68 lost, 5 events, and the
+    /// same as the loss history's own counts (no reset).
+    #[test]
+    fn lost_packets_and_loss_events_follow_the_gaps_one_event_per_rtt() {
+        let mut r = PccReceiver::new(&PccConfig::default());
+        let mut h = harness();
+        let lost: Vec<u64> = [10, 11, 30, 70, 75, 100, 121]
+            .into_iter()
+            .chain(180..=240)
+            .collect();
+        for k in (0..300u64).filter(|k| !lost.contains(k)) {
+            let t = 0.01 * k as f64;
+            deliver(&mut r, &mut h, t + 0.02, data(k, t, 32_000.0, 0.0));
+        }
+        assert!(matches!(
+            r.decision().phase(),
+            crate::pcc::Phase::Protected { .. }
+        ));
+        assert_eq!(h.counters.pcc_lost_pkts, 68);
+        assert_eq!(h.counters.pcc_loss_events, 5);
+        assert_eq!(r.losses.lost(), 68);
+        assert_eq!(r.losses.events(), 5);
+        assert_eq!(h.counters.pcc_experiments, 0);
+        assert_eq!(h.counters.pcc_rtcp_samples, 0);
+    }
+
+    /// Across a restart the counts go on: the history is reset at the new
+    /// protected time, but no event is lost or counted twice, and a gap
+    /// that straddles the restart counts its lost packets (and starts no
+    /// event: the reset history does not see it). The restart's protected
+    /// time is counted in `pcc_prot_ps`, the start-up one apart; every
+    /// experiment's finite r_TCP goes into the Fig. 6.5 sum.
+    #[test]
+    fn counts_go_on_across_a_restart_and_only_restarts_count_as_protected_time() {
+        let cfg = PccConfig {
+            n_le: 1,
+            n_rtt: 0,
+            ..PccConfig::default()
+        };
+        let mut r = PccReceiver::new(&cfg);
+        let mut h = harness();
+        let mut r_tcp_bps = 0;
+        // Start-up: packet 3 lost, the event ends protected time at 0.04 s;
+        // the experiment (p = 1/3, r_NA = 1 MB/s) turns the flow off.
+        for k in [0u64, 1, 2, 4] {
+            let t = 0.01 * k as f64;
+            deliver(&mut r, &mut h, t, data(k, t, 1e6, 0.0));
+        }
+        assert_eq!(h.counters.pcc_experiments, 1);
+        assert!(!r.decision().is_on());
+        r_tcp_bps += (r.last_experiment().r_tcp * 8.0).round() as u64;
+        let startup = SimTime::from_secs_f64(0.04).saturating_since(SimTime::ZERO);
+        assert_eq!(h.counters.pcc_startup_prot_ps, startup.as_ps());
+        assert_eq!(
+            (h.counters.pcc_prot_ps, h.counters.pcc_prot_periods),
+            (0, 0)
+        );
+        // The off timer turns the flow on; packets 5..=9 were lost around
+        // the restart; 13 is lost in the new protected time.
+        h.fire(&mut r);
+        assert!(r.decision().is_on());
+        let t0 = h.now.as_secs_f64();
+        let at = |k: u64| t0 + 0.01 * (k - 9) as f64;
+        for k in [10u64, 11, 12, 14] {
+            deliver(&mut r, &mut h, at(k), data(k, at(k), 1e6, 0.0));
+        }
+        assert_eq!(h.counters.pcc_experiments, 2);
+        r_tcp_bps += (r.last_experiment().r_tcp * 8.0).round() as u64;
+        assert_eq!(h.counters.pcc_lost_pkts, 1 + 5 + 1);
+        assert_eq!(h.counters.pcc_loss_events, 2);
+        assert_eq!((r.losses.lost(), r.losses.events()), (1, 1));
+        // T_PROT: from packet 10's arrival to packet 14's.
+        let t_prot =
+            SimTime::from_secs_f64(at(14)).saturating_since(SimTime::from_secs_f64(at(10)));
+        assert_eq!(h.counters.pcc_prot_periods, 1);
+        assert_eq!(h.counters.pcc_prot_ps, t_prot.as_ps());
+        assert_eq!(h.counters.pcc_startup_prot_ps, startup.as_ps());
+        assert_eq!(h.counters.pcc_rtcp_samples, 2);
+        assert_eq!(h.counters.pcc_rtcp_sum_bps, r_tcp_bps);
+    }
+
+    /// Fig. 6.5's sum holds the r_TCP of every experiment that had a finite
+    /// one, in bits/s, and leaves out r_TCP = ∞ (no loss event yet).
+    #[test]
+    fn the_rtcp_sum_adds_each_finite_estimate_an_experiment_used() {
+        let cfg = PccConfig {
+            t_prot_max: SimDuration::from_secs(1),
+            ..PccConfig::default()
+        };
+        let mut r = PccReceiver::new(&cfg);
+        let mut h = harness();
+        // r_NA 10 kB/s in the headers (far below r_TCP), a packet every 10
+        // ms for 12 s, losses at 1.2, 4.0 and 7.5 s.
+        let (mut sum, mut finite, mut infinite) = (0u64, 0u64, 0u64);
+        let mut seen = 0;
+        for k in (0..1200u64).filter(|k| ![120, 400, 750].contains(k)) {
+            let t = 0.01 * k as f64;
+            while h.deadline.is_some_and(|d| d.as_secs_f64() <= t) {
+                h.fire(&mut r);
+                if h.counters.pcc_experiments > seen {
+                    seen = h.counters.pcc_experiments;
+                    let e = r.last_experiment().r_tcp;
+                    if e.is_finite() {
+                        sum += (e * 8.0).round() as u64;
+                        finite += 1;
+                    } else {
+                        infinite += 1;
+                    }
+                }
+            }
+            deliver(&mut r, &mut h, t, data(k, t, 10_000.0, 0.0));
+            assert_eq!(h.counters.pcc_experiments, seen, "experiment on data");
+        }
+        // Experiments at 1, 3, 5, 7, 9, 11 s: the first before any loss.
+        assert_eq!(seen, 6);
+        assert_eq!((infinite, finite), (1, 5));
+        assert_eq!(h.counters.pcc_rtcp_samples, finite);
+        assert_eq!(h.counters.pcc_rtcp_sum_bps, sum);
+        assert_eq!(h.counters.pcc_failed, 0);
+        // The mean is a TCP rate for p ~ 1/100-1/400 at RTT 0.5 s: tens of kB/s.
+        let mean = sum as f64 / finite as f64 / 8.0;
+        assert!((10e3..200e3).contains(&mean), "{mean}");
     }
 
     /// Spec 2.11: control packets every srtt while data arrives, every
