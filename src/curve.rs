@@ -9,10 +9,10 @@ use std::path::Path;
 use analysis::campaign::{read_part, RunFiles};
 use analysis::stats::{t_quantile, DEFAULT_LEVEL};
 use topology::scenario::{Expect, ExpectOp};
-use topology::sweep::curve::{law_at, law_expr, Against, CurveCheck, CurveExpect, Shape};
+use topology::sweep::curve::{law_at, law_expr, Against, CurveCheck, Shape};
 use topology::sweep::Campaign;
 
-use crate::expect::{g, Verdict};
+use crate::expect::{combine, g, Verdict};
 
 /// A metric of a subject: (scope, subject, metric).
 type Key = (String, String, String);
@@ -69,46 +69,21 @@ impl<'a> Parts<'a> {
     }
 }
 
-/// How a curve combines its subject's metric with another subject's.
-#[derive(Clone, Copy)]
-enum Other<'a> {
-    /// The metric alone.
-    None,
-    /// `x / y` (`ratio_to`).
-    Ratio(&'a str),
-    /// `x / (x + y)` (`share_with`).
-    Share(&'a str),
-}
-
-impl<'a> Other<'a> {
-    fn of(e: &'a CurveExpect) -> Self {
-        match (&e.ratio_to, &e.share_with) {
-            (Some(d), _) => Other::Ratio(d),
-            (None, Some(d)) => Other::Share(d),
-            (None, None) => Other::None,
-        }
-    }
-}
-
-/// `metric(subject)` in one run, its ratio to `metric(ratio_to)` or its
-/// share `x / (x + y)` with `metric(share_with)`; `None` when undefined.
+/// `metric(subject)` in one run, combined with another subject's by
+/// [`combine`] (`ratio_to` / `share_with`); `None` when undefined.
 fn value(
     run: &HashMap<Key, f64>,
     scope: &str,
     subject: &str,
     metric: &str,
-    other: Other<'_>,
+    ratio_to: Option<&str>,
+    share_with: Option<&str>,
 ) -> Option<f64> {
     let get = |subject: &str| {
         run.get(&(scope.to_string(), subject.to_string(), metric.to_string()))
             .copied()
     };
-    let x = get(subject)?;
-    match other {
-        Other::None => Some(x),
-        Other::Ratio(d) => Some(x / get(d)?).filter(|r| r.is_finite()),
-        Other::Share(d) => Some(x / (x + get(d)?)).filter(|r| r.is_finite()),
-    }
+    combine(get(subject)?, ratio_to, share_with, get)
 }
 
 /// Least-squares line `a + b x` through the points: (a, b).
@@ -232,13 +207,20 @@ fn curve_of(
         let (mut sy, mut syy, mut ny, mut sx, mut nx) = (0.0, 0.0, 0usize, 0.0, 0usize);
         for r in 0..c.replications {
             let rows = parts.run(p, r)?;
-            if let Some(v) = value(rows, &e.scope, &e.subject, &e.metric, Other::of(e)) {
+            if let Some(v) = value(
+                rows,
+                &e.scope,
+                &e.subject,
+                &e.metric,
+                e.ratio_to.as_deref(),
+                e.share_with.as_deref(),
+            ) {
                 sy += v;
                 syy += v * v;
                 ny += 1;
             }
             if let Against::Metric(m) = &e.against {
-                if let Some(v) = value(rows, &m.scope, &m.subject, &m.metric, Other::None) {
+                if let Some(v) = value(rows, &m.scope, &m.subject, &m.metric, None, None) {
                     sx += v;
                     nx += 1;
                 }

@@ -72,19 +72,30 @@ fn samples(
             if let Some(v) = per_flow {
                 return Some(x / v);
             }
-            if let Some(other) = &e.share_with {
-                let y = m.find_value(rep, &e.scope, other, &e.metric)?;
-                return Some(x / (x + y)).filter(|r| r.is_finite());
-            }
-            match &e.ratio_to {
-                None => Some(x),
-                Some(den) => {
-                    let y = m.find_value(rep, &e.scope, den, &e.metric)?;
-                    Some(x / y).filter(|r| r.is_finite())
-                }
-            }
+            combine(x, e.ratio_to.as_deref(), e.share_with.as_deref(), |other| {
+                m.find_value(rep, &e.scope, other, &e.metric)
+            })
         })
         .collect()
+}
+
+/// One replication's `x` combined with another subject's value `y` of the
+/// same metric (looked up by `other`): `x / y` with `ratio_to`, `x / (x + y)`
+/// with `share_with` (the two exclude each other), `x` alone with neither;
+/// `None` when `y` is missing or the result is not finite. `[[expect]]` and
+/// `[[sweep.expect]]` curves both form their values here.
+pub fn combine(
+    x: f64,
+    ratio_to: Option<&str>,
+    share_with: Option<&str>,
+    other: impl Fn(&str) -> Option<f64>,
+) -> Option<f64> {
+    let v = match (ratio_to, share_with) {
+        (Some(d), _) => x / other(d)?,
+        (None, Some(d)) => x / (x + other(d)?),
+        (None, None) => return Some(x),
+    };
+    Some(v).filter(|r| r.is_finite())
 }
 
 /// A group's per-flow reference rate (`[[expect]] relative_to`), bits/s, by

@@ -12,15 +12,73 @@
 //! truncating integer division keeps every step within 1 ps of the real-valued
 //! formulas.
 //!
+//! [`RttSampler`] picks the samples: every ACK of new data (the echoed
+//! timestamp) or, with `"once_per_rtt"`, RFC 6298 section 3 with Karn's
+//! algorithm: a new segment is timed when none is, the ACK that covers it
+//! gives the sample, and any retransmission at or before it abandons the
+//! timing (ns-2's `Agent/TCP` without timestamps times one segment per RTT
+//! the same way).
+//!
 //! [`RttEwma`] is the other smoothed RTT in netsim: the one explicit-rate
 //! senders carry in their congestion header for the routers (seed 002 ch. VI
 //! §3.3: "XCP's smoothed EWMA estimator with the default weight 0.4"; Katabi's
 //! ns-2 XCP agent: `srtt = 0.6 srtt + 0.4 rtt`). It smooths every RTT sample
 //! with one weight, in `f64` seconds, and has no RTO.
 
-use sim_core::{AckInfo, ParamError, RtoStats, SimDuration};
+use sim_core::{AckInfo, ParamError, RtoStats, SimDuration, SimTime};
 
-use super::TcpConfig;
+use super::{RttSampling, TcpConfig};
+
+/// Which ACKs feed the RTO estimator ([`TcpConfig::rtt_samples`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RttSampler {
+    once_per_rtt: bool,
+    /// With `once_per_rtt`: the timed segment's end and its send time.
+    timed: Option<(u64, SimTime)>,
+}
+
+impl RttSampler {
+    /// A sampler of the given kind, nothing timed.
+    pub fn new(kind: RttSampling) -> Self {
+        RttSampler {
+            once_per_rtt: kind == RttSampling::OncePerRtt,
+            timed: None,
+        }
+    }
+
+    /// The segment `[seq, seq + len)` leaves at `now`; below `snd_max` it
+    /// is a retransmission.
+    #[inline]
+    pub fn on_transmit(&mut self, seq: u64, len: u64, snd_max: u64, now: SimTime) {
+        if !self.once_per_rtt {
+            return;
+        }
+        match self.timed {
+            // Karn: a retransmission at or before the timed segment makes
+            // its ACK ambiguous.
+            Some((end, _)) if seq < end && seq < snd_max => self.timed = None,
+            None if seq >= snd_max => self.timed = Some((seq + len, now)),
+            _ => {}
+        }
+    }
+
+    /// An ACK of new data up to `ack` arrives at `now`, its echoed
+    /// timestamp giving `echo_rtt`: the RTT sample it makes, if any.
+    #[inline]
+    pub fn on_new_ack(
+        &mut self,
+        ack: u64,
+        echo_rtt: SimDuration,
+        now: SimTime,
+    ) -> Option<SimDuration> {
+        if !self.once_per_rtt {
+            return Some(echo_rtt);
+        }
+        let (_, sent) = self.timed.filter(|&(end, _)| ack >= end)?;
+        self.timed = None;
+        Some(now.saturating_since(sent))
+    }
+}
 
 /// SRTT, RTTVAR and the RTO with its exponential backoff.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

@@ -74,12 +74,8 @@
 //!   stays within cwnd + 2 SMSS (with SACK, section 5 step 3: while
 //!   `cwnd - pipe >= 1 SMSS`); RFC 5681 section 3.2 step 2: those segments
 //!   are not part of the FlightSize the reduction halves.
-//! - RTT samples for the RTO ([`TcpConfig::rtt_samples`]): every ACK of new
-//!   data by default (the segment's timestamp, echoed); `"once_per_rtt"` is
-//!   RFC 6298 section 3 with Karn's algorithm: a new segment is timed when
-//!   none is, the ACK that covers it gives the sample, and any
-//!   retransmission at or before it abandons the timing (ns-2's `Agent/TCP`
-//!   without timestamps times one segment per RTT the same way).
+//! - RTT samples for the RTO ([`TcpConfig::rtt_samples`]): chosen by
+//!   [`super::rtt::RttSampler`].
 //!
 //! - An application source ([`AppSource`], [`WindowSender::with_app`]: a
 //!   persistent connection carrying objects written over time): each write
@@ -103,6 +99,7 @@ use std::collections::VecDeque;
 
 use sim_core::SimRng;
 
+use super::rtt::RttSampler;
 use super::{Pacer, RttEstimator, Scoreboard, TcpConfig};
 
 /// An application that writes data into a [`WindowSender`] over time (the
@@ -166,10 +163,8 @@ pub struct WindowSender {
     sack: bool,
     /// Limited transmit ([`TcpConfig::limited_transmit`]).
     limited_transmit: bool,
-    /// One RTT sample per round trip ([`TcpConfig::rtt_samples`]).
-    once_per_rtt: bool,
-    /// With `once_per_rtt`: the timed segment's end and its send time.
-    timed: Option<(u64, SimTime)>,
+    /// Which ACKs give the RTO estimator a sample ([`TcpConfig::rtt_samples`]).
+    sampler: RttSampler,
     /// Bytes sent by limited transmit since the last new cumulative ACK.
     limited_bytes: u64,
     /// What the receiver reported holding above `snd_una`.
@@ -251,8 +246,7 @@ impl WindowSender {
             ecn_hold: None,
             sack: cfg.sack,
             limited_transmit: cfg.limited_transmit,
-            once_per_rtt: cfg.rtt_samples == super::RttSampling::OncePerRtt,
-            timed: None,
+            sampler: RttSampler::new(cfg.rtt_samples),
             limited_bytes: 0,
             scoreboard: Scoreboard::default(),
             high_rxt: 0,
@@ -422,15 +416,7 @@ impl WindowSender {
             now,
         ));
         p.seq = seq;
-        if self.once_per_rtt {
-            match self.timed {
-                // Karn: a retransmission at or before the timed segment
-                // makes its ACK ambiguous.
-                Some((end, _)) if seq < end && seq < self.snd_max => self.timed = None,
-                None if seq >= self.snd_max => self.timed = Some((seq + len, now)),
-                _ => {}
-            }
-        }
+        self.sampler.on_transmit(seq, len, self.snd_max, now);
         if seq < self.snd_max {
             p.flags.insert(Flags::RETX);
         } else if self.ecn {
@@ -578,11 +564,8 @@ impl WindowSender {
         let now = ctx.now();
         let acked = pkt.ack - self.snd_una;
         let rtt = now.saturating_since(pkt.echo);
-        if !self.once_per_rtt {
-            self.rtt.on_sample(rtt);
-        } else if let Some((_, sent)) = self.timed.filter(|&(end, _)| pkt.ack >= end) {
-            self.rtt.on_sample(now.saturating_since(sent));
-            self.timed = None;
+        if let Some(r) = self.sampler.on_new_ack(pkt.ack, rtt, now) {
+            self.rtt.on_sample(r);
         }
         self.snd_una = pkt.ack;
         while let Some(&(end, requested, bytes)) = self.objects.front() {
