@@ -601,11 +601,11 @@ fn performance_line(
             timing.loop_secs
         )
     } else {
-        format!("event loop {:.2} s", timing.loop_secs)
+        format!("event loop {:.3} s", timing.loop_secs)
     };
     let memory = peak_memory_mb().map_or(String::new(), |mb| format!(" | peak memory {mb:.0} MB"));
     format!(
-        "{loops} | whole run {:.2} s{memory} | {:.1} simulated s/s | {:.3e} events/s{link}",
+        "{loops} | whole run {:.3} s{memory} | {:.1} simulated s/s | {:.3e} events/s{link}",
         started().elapsed().as_secs_f64(),
         sim_secs / loop_pos,
         events as f64 / loop_pos,

@@ -395,12 +395,19 @@ impl CcHeader {
 
 /// A packet. Sequence numbers count bytes, as in TCP: a data packet covers
 /// `[seq, seq + payload)`; an ACK acknowledges everything below `ack`.
+///
+/// `repr(C)`, the fields a hop reads (flow, route, size, hop) first: a
+/// packet in the network lives in a 128-byte slot whose first cache line
+/// holds them beside the slot's list fields.
 #[derive(Copy, Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct Packet {
     /// The flow this packet belongs to.
     pub flow: FlowId,
     /// The route it follows; the route ends at the destination endpoint.
     pub route: RouteId,
+    /// Size on the wire, bytes (headers included).
+    pub size: u32,
     /// Index of the link it is on (or about to enter) within its route; on a
     /// link's wire (between serializer and far end) already the next link's.
     pub hop: u16,
@@ -410,8 +417,6 @@ pub struct Packet {
     pub ecn: Ecn,
     /// Flag bits.
     pub flags: Flags,
-    /// Size on the wire, bytes (headers included).
-    pub size: u32,
     /// First byte of the payload (data) or sequence of the packet; on an ACK
     /// of a SACK flow whose header field carries a congestion header, the
     /// first SACK block ([`SackBlocks::first_word`]).

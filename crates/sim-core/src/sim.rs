@@ -36,7 +36,7 @@ pub use changes::{LinkChange, LinkSetting};
 use host_delay::DelayLine;
 use pipe::Pipe;
 pub use slots::MAX_PACKETS_HELD;
-use slots::{Fifo, Slots};
+use slots::{Fifo, SlotId, Slots};
 
 /// Run-wide settings.
 #[derive(Clone, Debug)]
@@ -112,14 +112,17 @@ pub trait FlowFactory: Send {
 }
 
 /// A link's run-time state: the fields a packet's visit touches, packed into
-/// five cache lines (`repr(C)`, 64-byte aligned) with the first packet on the
-/// wire stored inline ([`Pipe`]), the other queued and propagating packets in
-/// the simulator's shared slot pool ([`Slots`]), and a boxed cold part for
-/// what only drops, marks, queueing, timers and reports touch. In benchmark B1
-/// at N = 1000 the 4000 access links are visited rarely and at random, so each
-/// visit costs cache misses: fewer separate places per visit is the speed-up
-/// (the inline pipe head took B1 at N = 1000 from ~0.85 M to ~0.99 M
-/// bottleneck packets/s).
+/// four cache lines (`repr(C)`, 64-byte aligned): the counters, the
+/// serializer, and the heads of the queue's and the pipe's lists of packet
+/// slots ([`Slots`], shared by all links; a packet stays in one slot from
+/// its sender to its receiver), with the pipe's first arrival time; a boxed
+/// cold part holds what only drops, marks, queueing, timers and reports
+/// touch. In benchmark B1 at N = 1000 the 4000 access links are visited
+/// rarely and at random, so each visit costs cache misses: fewer and
+/// smaller places per visit is the speed-up. (The first packet on the wire
+/// was once stored inline here, five lines, which saved a visit to the pool
+/// per hop but cost two copies of the packet; moving slots instead of
+/// copying packets made B1's loop 10-15 % faster at N = 10, 100 and 1000.)
 #[repr(C, align(64))]
 struct LinkState {
     /// The serializer is busy until then.
@@ -281,7 +284,7 @@ pub struct Simulator {
     cfg: SimConfig,
     queue: EventQueue,
     links: Vec<LinkState>,
-    /// The packets in link queues and pipes (beyond each pipe's inline head).
+    /// Every packet in the network, in link queues and pipes.
     slots: Slots,
     /// Link counters at the end of the warm-up (cold: kept apart from `links`).
     link_baselines: Vec<LinkCounters>,
@@ -383,11 +386,11 @@ impl Simulator {
         match self.queue.peek_front() {
             Some(Event::LinkArrive(n)) => {
                 let l = &self.links[n.index()];
-                std::hint::black_box(l.pipe.front_at());
+                l.pipe.touch_front(&self.slots);
             }
             Some(Event::LinkTxDone(n)) => {
                 let l = &self.links[n.index()];
-                std::hint::black_box(self.slots.front(&l.queue).map(|x| x.0));
+                self.slots.touch_front(&l.queue);
             }
             _ => {}
         }
@@ -476,18 +479,14 @@ impl Simulator {
         // the packet in overlapping moves that the next copy reads across
         // (see `Slots::pop`).
         for p in &out {
-            let mut pkt = *p;
-            pkt.flow = fid;
-            pkt.route = route;
-            pkt.hop = 0;
             self.flows[fid.index()].in_flight += 1;
-            if pkt.kind == PacketKind::Data {
+            if p.kind == PacketKind::Data {
                 let c = &mut self.flows[fid.index()].counters;
                 c.sent_pkts += 1;
-                c.sent_bytes += u64::from(pkt.size);
-                if pkt.flags.contains(crate::packet::Flags::RETX) {
+                c.sent_bytes += u64::from(p.size);
+                if p.flags.contains(crate::packet::Flags::RETX) {
                     c.retx_pkts += 1;
-                    c.retx_bytes += u64::from(pkt.size);
+                    c.retx_bytes += u64::from(p.size);
                 }
             }
             if let Some(line) = &mut self.endpoints[e.index()].line {
@@ -497,12 +496,20 @@ impl Simulator {
                 if line.queue.is_empty() {
                     self.queue.schedule(due, Event::EndpointRelease(e));
                 }
+                let mut pkt = *p;
+                (pkt.flow, pkt.route, pkt.hop) = (fid, route, 0);
                 line.queue.push_back((due, pkt));
                 continue;
             }
-            self.injected.add(pkt.size);
+            self.injected.add(p.size);
             let first = self.routes[route.index()][0];
-            self.link_enqueue(now, first, pkt);
+            // Copied once, straight into its slot; the identity is written
+            // there after the copy (written before it, into a copy on the
+            // stack, the copy's wide loads would span the narrow stores).
+            let i = self.slots.alloc(*p);
+            let pkt = self.slots.pkt_mut(i);
+            (pkt.flow, pkt.route, pkt.hop) = (fid, route, 0);
+            self.link_enqueue(now, first, i);
         }
         out.clear();
         self.outbox = out;
@@ -566,9 +573,9 @@ impl Simulator {
         self.flows[f.index()].closed = true;
     }
 
-    /// A packet arrives at link `l`'s queue.
+    /// The packet in slot `i` (in no list) arrives at link `l`'s queue.
     #[inline]
-    fn link_enqueue(&mut self, now: SimTime, l: LinkId, mut pkt: Packet) {
+    fn link_enqueue(&mut self, now: SimTime, l: LinkId, i: SlotId) {
         // Departures before arrivals at one instant: a transmission that ends
         // now hands the serializer to the head of the queue before this packet
         // sees the queue, whichever of the two events was scheduled first
@@ -579,11 +586,11 @@ impl Simulator {
             self.on_tx_done(now, l);
         }
         let link = &mut self.links[l.index()];
+        let pkt = self.slots.pkt_mut(i);
         link.arrived.add(pkt.size);
         let verdict = if link.judges {
             let view = link.view(l, now);
-            link.algo
-                .on_arrival(&mut pkt, &view, &mut link.cold.algo_rng)
+            link.algo.on_arrival(pkt, &view, &mut link.cold.algo_rng)
         } else {
             Verdict::Enqueue
         };
@@ -593,7 +600,7 @@ impl Simulator {
                 pkt.ecn = Ecn::Ce;
                 link.cold.marked.add(r, pkt.size);
                 if let Some(t) = &mut self.tracer {
-                    t.on_event(now, l, TraceKind::Mark(r), &pkt);
+                    t.on_event(now, l, TraceKind::Mark(r), pkt);
                 }
                 None
             }
@@ -604,22 +611,24 @@ impl Simulator {
                 .would_overflow(link.queue.len() as u32, link.backlog_bytes, pkt.size)
                 .then_some(Reason::Overflow)
         });
+        let size = pkt.size;
         if let Some(r) = drop {
-            link.cold.dropped.add(r, pkt.size);
-            link.queue_dropped_bytes += u64::from(pkt.size);
+            link.cold.dropped.add(r, size);
+            link.queue_dropped_bytes += u64::from(size);
+            let pkt = self.slots.take(i);
             self.trace(now, l, TraceKind::Drop(r), &pkt);
             self.packet_lost(now, pkt.flow);
             return;
         }
-        link.enqueued.add(pkt.size);
+        link.enqueued.add(size);
         if let Some(t) = &mut self.tracer {
-            t.on_event(now, l, TraceKind::Enqueue, &pkt);
+            t.on_event(now, l, TraceKind::Enqueue, pkt);
         }
         if link.queue.is_empty() && link.busy_until <= now {
             // Idle link: straight to the serializer, no queueing. Its zero
             // queueing delay is a sample all the same: `finish` counts the samples
             // as the departures in the window, so this path touches no statistics.
-            self.start_tx(now, l, pkt);
+            self.start_tx(now, l, i);
             return;
         }
         if self.measuring {
@@ -627,8 +636,8 @@ impl Simulator {
                 .stats
                 .advance(now, link.queue.len() as u32, link.backlog_bytes);
         }
-        self.slots.push(&mut link.queue, now, pkt);
-        link.backlog_bytes += u64::from(pkt.size);
+        self.slots.push(&mut link.queue, i, now);
+        link.backlog_bytes += u64::from(size);
         if self.measuring {
             link.cold
                 .stats
@@ -641,20 +650,21 @@ impl Simulator {
         }
     }
 
-    /// Start serializing `pkt` on idle link `l`.
+    /// Start serializing the packet in slot `i` (in no list) on idle link `l`.
     #[inline(always)]
-    fn start_tx(&mut self, now: SimTime, l: LinkId, mut pkt: Packet) {
+    fn start_tx(&mut self, now: SimTime, l: LinkId, i: SlotId) {
         let link = &mut self.links[l.index()];
         debug_assert!(link.busy_until <= now, "serializer double-booked");
+        let pkt = self.slots.pkt_mut(i);
         link.departed.add(pkt.size);
         if link.stamps {
             let view = link.view(l, now);
             let algo_rng = &mut link.cold.algo_rng;
-            if let Some(r) = link.algo.on_departure(&mut pkt, &view, algo_rng) {
+            if let Some(r) = link.algo.on_departure(pkt, &view, algo_rng) {
                 debug_assert_eq!(pkt.ecn, Ecn::Ce, "a departure mark must set CE");
                 link.cold.marked.add(r, pkt.size);
                 if let Some(t) = &mut self.tracer {
-                    t.on_event(now, l, TraceKind::Mark(r), &pkt);
+                    t.on_event(now, l, TraceKind::Mark(r), pkt);
                 }
             }
         }
@@ -675,26 +685,28 @@ impl Simulator {
             (lost, arrive) = link.slow_tx(arrive, &self.slots);
         }
         if lost {
-            link.cold.dropped.add(Reason::WireLoss, pkt.size);
+            link.cold
+                .dropped
+                .add(Reason::WireLoss, self.slots.pkt(i).size);
         }
-        if self.tracer.is_some() {
-            self.trace(now, l, TraceKind::Depart, &pkt);
+        if let Some(t) = &mut self.tracer {
+            let pkt = self.slots.pkt(i);
+            t.on_event(now, l, TraceKind::Depart, pkt);
             if lost {
-                self.trace(now, l, TraceKind::Drop(Reason::WireLoss), &pkt);
+                t.on_event(now, l, TraceKind::Drop(Reason::WireLoss), pkt);
             }
         }
         if lost {
-            self.packet_lost(now, pkt.flow);
+            let flow = self.slots.take(i).flow;
+            self.packet_lost(now, flow);
             return;
         }
         let link = &mut self.links[l.index()];
         let was_empty = link.pipe.is_empty();
         // A packet on the wire already carries the index of its next link
-        // (`on_link_arrive`): written into its new place after the copy, not
-        // into `pkt` before it, where the copy's 16-byte loads would span this
-        // 2-byte store and stall (perf: 10% of run_observed's samples).
-        let hop = pkt.hop + 1;
-        link.pipe.push_back(&mut self.slots, arrive, pkt).hop = hop;
+        // (`on_link_arrive`).
+        self.slots.pkt_mut(i).hop += 1;
+        link.pipe.push_back(&mut self.slots, arrive, i);
         if was_empty {
             self.queue.schedule(arrive, Event::LinkArrive(l));
         }
@@ -715,15 +727,15 @@ impl Simulator {
                 .stats
                 .advance(now, link.queue.len() as u32, link.backlog_bytes);
         }
-        let Some((enq, _)) = self.slots.front(&link.queue) else {
+        if link.queue.is_empty() {
             return;
-        };
-        let pkt = self.slots.pop(&mut link.queue);
-        link.backlog_bytes -= u64::from(pkt.size);
-        if measuring {
-            link.cold.stats.record_qdelay(now - enq);
         }
-        self.start_tx(now, l, pkt);
+        let i = self.slots.pop(&mut link.queue);
+        link.backlog_bytes -= u64::from(self.slots.pkt(i).size);
+        if measuring {
+            link.cold.stats.record_qdelay(now - self.slots.time(i));
+        }
+        self.start_tx(now, l, i);
         let link = &mut self.links[l.index()];
         if !link.queue.is_empty() {
             link.txdone_armed = true;
@@ -739,22 +751,24 @@ impl Simulator {
             // (`changes`). This test replaces the pop's emptiness check.
             return;
         }
-        let pkt = link.pipe.pop_front(&mut self.slots);
+        let i = link.pipe.pop_front(&mut self.slots);
+        let pkt = self.slots.pkt(i);
         link.delivered.add(pkt.size);
         if let Some(next) = link.pipe.front_at() {
             self.queue.schedule(next, Event::LinkArrive(l));
         }
         if let Some(t) = &mut self.tracer {
             // The tracer sees the packet on the link it arrives from.
-            let mut p = pkt;
+            let mut p = *pkt;
             p.hop -= 1;
             t.on_event(now, l, TraceKind::Arrive, &p);
         }
         // `hop` was advanced when the packet left the serializer (`start_tx`).
         let route = &self.routes[pkt.route.index()];
         if let Some(&next) = route.get(usize::from(pkt.hop)) {
-            self.link_enqueue(now, next, pkt);
+            self.link_enqueue(now, next, i);
         } else {
+            let pkt = self.slots.take(i);
             self.deliver(now, l, pkt);
         }
     }
@@ -788,11 +802,11 @@ impl Simulator {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_links_hot_state_fits_six_cache_lines() {
+    fn a_links_hot_state_fits_four_cache_lines() {
         // What a packet crossing an idle link touches (see `LinkState`): the
-        // counters, the serializer and the inline pipe head.
+        // counters, the serializer, the queue and pipe lists.
         let size = std::mem::size_of::<super::LinkState>();
-        assert!(size <= 384, "{size}");
+        assert!(size <= 256, "{size}");
         assert_eq!(std::mem::align_of::<super::LinkState>(), 64);
     }
 }

@@ -228,14 +228,16 @@ impl Simulator {
         link.stamps = false;
         let mut cut = Vec::new();
         while !link.queue.is_empty() {
-            let p = self.slots.pop(&mut link.queue);
+            let i = self.slots.pop(&mut link.queue);
+            let p = self.slots.take(i);
             link.backlog_bytes -= u64::from(p.size);
             link.queue_dropped_bytes += u64::from(p.size);
             link.cold.changed.cut_queued.add(p.size);
             cut.push(p);
         }
         while !link.pipe.is_empty() {
-            let mut p = link.pipe.pop_front(&mut self.slots);
+            let i = link.pipe.pop_front(&mut self.slots);
+            let mut p = self.slots.take(i);
             link.cold.changed.cut_on_wire.add(p.size);
             // On the wire a packet already names its next hop.
             p.hop -= 1;

@@ -39,7 +39,8 @@ impl Simulator {
             let (_, pkt) = line.queue.pop_front().expect("non-empty delay line");
             let first = self.routes[slot.route.index()][0];
             self.injected.add(pkt.size);
-            self.link_enqueue(now, first, pkt);
+            let i = self.slots.alloc(pkt);
+            self.link_enqueue(now, first, i);
         }
     }
 }

@@ -1,39 +1,27 @@
-//! A link's propagation pipe: the packets on the wire, in arrival order, with
-//! the first one stored inline and the others in the shared slot pool.
+//! A link's propagation pipe: the packets on the wire, in arrival order, as a
+//! list of slots in the shared pool, with the first arrival time kept in the
+//! link's state.
 //!
-//! Most links carry at most one packet at a time (in benchmark B1 at N = 1000 an
-//! access link holds 0.008 packets on average), so keeping the head inside the
-//! link's state saves a visit elsewhere, a cache miss per hop on a link that is
-//! visited rarely and at random.
+//! The first arrival time is what the link's `LinkArrive` event is checked
+//! against and what the next event's prefetch reads; keeping it beside the
+//! list saves a visit to the pool for both.
 
-use super::slots::{Fifo, Slots};
-use crate::ids::{FlowId, RouteId};
-use crate::packet::{Packet, PacketKind};
+use super::slots::{Fifo, SlotId, Slots};
 use crate::units::SimTime;
 
-/// FIFO of `(arrival time, packet)`; invariant: `rest` is empty when the
-/// head is.
-///
-/// The head's time and packet are separate fields, and a packet moves in and
-/// out of them on its own, never inside an `(SimTime, Packet)` tuple: a copy
-/// of a 104-byte tuple is split into 16-byte moves on a different grid from a
-/// copy of the 96-byte packet inside it, and a load that spans two earlier
-/// stores cannot be forwarded from them (a store-forwarding stall, the two
-/// hottest instructions of the B1 loop under `perf` before this layout).
+/// FIFO of slots by arrival time; `head_at` is the first one's.
 pub(super) struct Pipe {
-    /// Arrival time of `head`; [`SimTime::MAX`] when nothing is on the wire.
+    /// Arrival time of the first packet; [`SimTime::MAX`] when nothing is on
+    /// the wire.
     head_at: SimTime,
-    /// The first packet to arrive (meaningless when `head_at` is `MAX`).
-    head: Packet,
-    rest: Fifo,
+    list: Fifo,
 }
 
 impl Default for Pipe {
     fn default() -> Self {
         Pipe {
             head_at: SimTime::MAX,
-            head: Packet::new(FlowId(0), RouteId(0), PacketKind::Control, 0, SimTime::ZERO),
-            rest: Fifo::default(),
+            list: Fifo::default(),
         }
     }
 }
@@ -45,36 +33,32 @@ impl Pipe {
         self.head_at == SimTime::MAX
     }
 
-    /// Append a packet arriving at `at` (the latest to arrive; `at` is a real
-    /// instant, before [`SimTime::MAX`]); returns the stored packet.
+    /// Append slot `i` (in no list), arriving at `at` (the latest to arrive;
+    /// `at` is a real instant, before [`SimTime::MAX`]).
     #[inline]
-    pub(super) fn push_back<'a>(
-        &'a mut self,
-        slots: &'a mut Slots,
-        at: SimTime,
-        pkt: Packet,
-    ) -> &'a mut Packet {
+    pub(super) fn push_back(&mut self, slots: &mut Slots, at: SimTime, i: SlotId) {
         debug_assert!(at < SimTime::MAX);
         if self.is_empty() {
             self.head_at = at;
-            self.head = pkt;
-            &mut self.head
-        } else {
-            slots.push(&mut self.rest, at, pkt)
         }
+        slots.push(&mut self.list, i, at);
     }
 
     /// Remove the packet that arrives first; the pipe must not be empty
-    /// (the caller checks, e.g. with [`Pipe::head_at`]).
-    /// (Not an `Option<Packet>`: see [`Slots::pop`].)
+    /// (the caller checks, e.g. with [`Pipe::head_at`]). Its slot is in no
+    /// list afterwards.
     #[inline]
-    pub(super) fn pop_front(&mut self, slots: &mut Slots) -> Packet {
+    pub(super) fn pop_front(&mut self, slots: &mut Slots) -> SlotId {
         debug_assert!(!self.is_empty(), "pop from an empty pipe");
-        let p = self.head;
-        self.head_at = slots
-            .pop_into(&mut self.rest, &mut self.head)
-            .unwrap_or(SimTime::MAX);
-        p
+        let (i, next) = slots.pop_with_next_time(&mut self.list);
+        self.head_at = next;
+        i
+    }
+
+    /// Bring the first packet's slot into cache (see [`Slots::touch_front`]).
+    #[inline(always)]
+    pub(super) fn touch_front(&self, slots: &Slots) {
+        slots.touch_front(&self.list);
     }
 
     /// When the first packet arrives; [`SimTime::MAX`] when nothing is on
@@ -86,7 +70,7 @@ impl Pipe {
 
     /// When the last packet on the wire arrives, if one is.
     pub(super) fn back_at(&self, slots: &Slots) -> Option<SimTime> {
-        slots.back_time(&self.rest).or(self.front_at())
+        slots.back_time(&self.list)
     }
 
     /// When the first packet arrives, if one is on the wire.
@@ -99,40 +83,49 @@ impl Pipe {
     pub(super) fn iter<'a>(
         &'a self,
         slots: &'a Slots,
-    ) -> impl Iterator<Item = (SimTime, &'a Packet)> {
-        self.front_at()
-            .map(|t| (t, &self.head))
-            .into_iter()
-            .chain(slots.iter(&self.rest))
+    ) -> impl Iterator<Item = (SimTime, &'a crate::packet::Packet)> {
+        slots.iter(&self.list)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::{FlowId, RouteId};
+    use crate::packet::{Packet, PacketKind};
 
-    fn p(seq: u64) -> Packet {
+    fn p(s: &mut Slots, seq: u64) -> SlotId {
         let mut x = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, 100, SimTime::ZERO);
         x.seq = seq;
-        x
+        s.alloc(x)
     }
 
     #[test]
-    fn the_pipe_is_a_fifo_across_the_inline_head() {
+    fn the_pipe_is_a_fifo_that_keeps_its_first_arrival_time() {
         let mut s = Slots::default();
         let mut q = Pipe::default();
-        assert!(q.is_empty());
+        assert!(q.is_empty() && q.back_at(&s).is_none());
         for k in 0..3 {
-            q.push_back(&mut s, SimTime::from_ps(k), p(k));
+            let i = p(&mut s, k);
+            q.push_back(&mut s, SimTime::from_ps(k), i);
         }
         assert_eq!(q.front_at(), Some(SimTime::ZERO));
+        assert_eq!(q.back_at(&s), Some(SimTime::from_ps(2)));
         assert_eq!(q.iter(&s).map(|x| x.1.seq).collect::<Vec<_>>(), [0, 1, 2]);
-        assert_eq!(q.pop_front(&mut s).seq, 0);
+        let first = q.pop_front(&mut s);
+        assert_eq!(s.take(first).seq, 0);
         assert_eq!(q.front_at(), Some(SimTime::from_ps(1)));
-        q.push_back(&mut s, SimTime::from_ps(3), p(3));
-        let order: Vec<u64> =
-            std::iter::from_fn(|| (!q.is_empty()).then(|| q.pop_front(&mut s).seq)).collect();
+        let i = p(&mut s, 3);
+        q.push_back(&mut s, SimTime::from_ps(3), i);
+        let order: Vec<u64> = std::iter::from_fn(|| {
+            (!q.is_empty()).then(|| {
+                let i = q.pop_front(&mut s);
+                s.take(i).seq
+            })
+        })
+        .collect();
         assert_eq!(order, [1, 2, 3]);
         assert!(q.is_empty() && q.front_at().is_none());
+        assert_eq!(q.head_at(), SimTime::MAX);
     }
 }
