@@ -84,7 +84,7 @@ for n in "${sizes[@]}"; do
     nw=$(median < "$out/nw"); hw=$(median < "$out/hw")
     nm=$(median < "$out/nm"); hm=$(median < "$out/hm")
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a + 0) printf "%.2fx", a / b; else printf "-" }'; }
-    printf "%8s  %6.2f %6.2f %7s  %6.2f %6.2f %7s  %6.0f %6s %7s\n" "$n" \
+    printf "%8s  %6.3f %6.3f %7s  %6.2f %6.2f %7s  %6.0f %6s %7s\n" "$n" \
         "$nl" "$hl" "$(ratio "$hl" "$nl")" \
         "$nw" "$hw" "$(ratio "$hw" "$nw")" \
         "$nm" "$(printf '%.1f' "$hm" 2>/dev/null || echo -)" "$(ratio "$hm" "$nm")"

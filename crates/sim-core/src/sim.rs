@@ -396,6 +396,7 @@ impl Simulator {
         }
     }
 
+    #[inline(always)]
     fn dispatch(&mut self, now: SimTime, ev: Event) {
         match ev {
             Event::LinkArrive(l) => self.on_link_arrive(now, l),
