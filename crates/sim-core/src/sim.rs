@@ -385,8 +385,11 @@ impl Simulator {
     fn touch_next(&self) {
         match self.queue.peek_front() {
             Some(Event::LinkArrive(n)) => {
+                // The packet's slot, and the state of the link it enters.
                 let l = &self.links[n.index()];
-                l.pipe.touch_front(&self.slots);
+                if let Some(to) = l.pipe.front_to(&self.slots) {
+                    std::hint::black_box(self.links[to.index()].busy_until);
+                }
             }
             Some(Event::LinkTxDone(n)) => {
                 let l = &self.links[n.index()];
@@ -706,7 +709,12 @@ impl Simulator {
         let was_empty = link.pipe.is_empty();
         // A packet on the wire already carries the index of its next link
         // (`on_link_arrive`).
-        self.slots.pkt_mut(i).hop += 1;
+        let pkt = self.slots.pkt_mut(i);
+        pkt.hop += 1;
+        let to = self.routes[pkt.route.index()]
+            .get(usize::from(pkt.hop))
+            .copied();
+        self.slots.set_to(i, to);
         link.pipe.push_back(&mut self.slots, arrive, i);
         if was_empty {
             self.queue.schedule(arrive, Event::LinkArrive(l));
@@ -764,9 +772,8 @@ impl Simulator {
             p.hop -= 1;
             t.on_event(now, l, TraceKind::Arrive, &p);
         }
-        // `hop` was advanced when the packet left the serializer (`start_tx`).
-        let route = &self.routes[pkt.route.index()];
-        if let Some(&next) = route.get(usize::from(pkt.hop)) {
+        // Its next link was found when it left the serializer (`start_tx`).
+        if let Some(next) = self.slots.to(i) {
             self.link_enqueue(now, next, i);
         } else {
             let pkt = self.slots.take(i);

@@ -55,10 +55,10 @@ impl Pipe {
         i
     }
 
-    /// Bring the first packet's slot into cache (see [`Slots::touch_front`]).
+    /// The link the first packet enters next, if any ([`Slots::front_to`]).
     #[inline(always)]
-    pub(super) fn touch_front(&self, slots: &Slots) {
-        slots.touch_front(&self.list);
+    pub(super) fn front_to(&self, slots: &Slots) -> Option<crate::ids::LinkId> {
+        slots.front_to(&self.list)
     }
 
     /// When the first packet arrives; [`SimTime::MAX`] when nothing is on
