@@ -4,7 +4,7 @@
 //! measures (Fig. 6.7), its mean r_TCP estimate (Fig. 6.5), and the mean
 //! protected time after restarts (Fig. 6.26).
 
-use sim_core::{FlowReport, RunOutput};
+use sim_core::{FlowReport, RunOutput, SeriesPoint};
 use topology::Resolved;
 
 /// Bernoulli loss on the forward link.
@@ -17,6 +17,11 @@ const S: f64 = 1000.0;
 /// link only (control packets are never lost), buffers that never fill;
 /// `pcc` is the flow's `pcc` table.
 fn run(duration_s: u32, warmup_s: u32, pcc: &str, seed: u64) -> RunOutput {
+    run_with(duration_s, warmup_s, pcc, seed, "")
+}
+
+/// [`run`] with more `[run]` keys (`run_keys`, TOML lines).
+fn run_with(duration_s: u32, warmup_s: u32, pcc: &str, seed: u64, run_keys: &str) -> RunOutput {
     let src = format!(
         r#"
 [run]
@@ -24,6 +29,7 @@ duration = "{duration_s}s"
 warmup = "{warmup_s}s"
 replications = 1
 seed = 1
+{run_keys}
 [[nodes]]
 name = "a"
 [[nodes]]
@@ -176,4 +182,76 @@ fn a_flow_at_three_times_its_fair_rate_restarts_after_short_protected_times() {
         "mean T_PROT {t} vs {t_ler}"
     );
     assert!(c.pcc_startup_prot_ps > 0);
+}
+
+/// The `flow_control` series of a flow at 3x its TCP-friendly rate (as
+/// above): the receiver's on/off state sampled every second agrees with the
+/// sender's own on-time (`pcc_on_frac`, kept by the sender from the control
+/// packets it obeys, half a round trip after the receiver decides); `p_on`
+/// stays in [0, 1] and is below 1 whenever the flow is off (only a failed
+/// experiment turns it off); `r_eff_bps` never exceeds r_NA; and the
+/// sampled r_TCP estimate has its median near Padhye's rate at the event
+/// rate 1/140.
+#[test]
+fn the_receivers_control_state_is_sampled_as_a_time_series() {
+    let o = run_with(
+        1200,
+        0,
+        r#"rate = "3.2Mbps""#,
+        5,
+        "sample_interval = \"1s\"\nseries = [\"flow_control\"]",
+    );
+    let f = &o.flows[0];
+    let of = |m: &str| -> Vec<f64> {
+        o.series
+            .iter()
+            .filter(|p: &&SeriesPoint| p.metric == m)
+            .map(|p| p.value)
+            .collect()
+    };
+    let on = of("on");
+    assert!(on.len() >= 1200, "{} samples", on.len());
+    assert!(on.iter().all(|&x| x == 0.0 || x == 1.0));
+    let mean_on = on.iter().sum::<f64>() / on.len() as f64;
+    let sender = f.pcc_on_frac().unwrap();
+    assert!(
+        (mean_on - sender).abs() < 0.05 && sender > 0.1 && sender < 0.9,
+        "sampled on {mean_on} vs the sender's on-fraction {sender}"
+    );
+    let p_on = of("p_on");
+    assert!(!p_on.is_empty() && p_on.iter().all(|&x| (0.0..=1.0).contains(&x)));
+    // Sampled together: a flow that is off got there through an experiment
+    // whose p_ON was below 1 (p_ON >= 1 always stays on), and that is the
+    // last experiment until it restarts.
+    let at = |m: &str| -> std::collections::BTreeMap<u64, f64> {
+        o.series
+            .iter()
+            .filter(|p| p.metric == m)
+            .map(|p| (p.time.to_bits(), p.value))
+            .collect()
+    };
+    let (on_at, p_at) = (at("on"), at("p_on"));
+    let off = p_at.iter().filter(|(t, _)| on_at[*t] == 0.0).count();
+    assert!(
+        off > 100,
+        "{off} samples off with an experiment behind them"
+    );
+    for (t, p) in &p_at {
+        assert!(
+            on_at[t] == 1.0 || *p < 1.0,
+            "off at {} with p_on {p}",
+            f64::from_bits(*t)
+        );
+    }
+    let r_eff = of("r_eff_bps");
+    assert!(r_eff.iter().all(|&x| x > 0.0 && x <= 3.2e6 * (1.0 + 1e-9)));
+    let mut r_tcp = of("r_tcp_bps");
+    assert!(r_tcp.len() > 100);
+    r_tcp.sort_by(f64::total_cmp);
+    let median = r_tcp[r_tcp.len() / 2];
+    let fair = padhye(1.0 / 140.0, RTT) * 8.0;
+    assert!(
+        (median / fair - 1.0).abs() < 0.35,
+        "median r_TCP {median} vs Padhye {fair}"
+    );
 }

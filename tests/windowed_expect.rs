@@ -171,6 +171,10 @@ fn misuse_names_the_key() {
             expect("group", "a", "srtt_s", "[\"1s\", \"2s\"]", 0.3, 0.01),
             "flow_rtt",
         ),
+        (
+            expect("group", "a", "p_on", "[\"1s\", \"2s\"]", 0.3, 0.01),
+            "flow_control",
+        ),
     ] {
         let (ok, text) = run(&scenario(&e));
         assert!(!ok, "{e}: accepted\n{text}");

@@ -315,6 +315,11 @@ pub trait Endpoint: Send {
     fn probe(&self) -> Probe {
         Probe::default()
     }
+    /// Further control state for the `flow_control` time series: each
+    /// `(metric, value)` given to `emit` is one point of the flow at the
+    /// sample (both endpoints of a flow are asked, sender first). Default:
+    /// none.
+    fn series(&self, _emit: &mut dyn FnMut(&'static str, f64)) {}
     /// The bytes a finite sender has to deliver, asked once when its flow
     /// is added (`None`: unbounded, or written over time by an application).
     fn flow_size(&self) -> Option<u64> {

@@ -24,12 +24,21 @@ pub struct SeriesSelect {
     pub link_queue: bool,
     /// Per-link departure rate.
     pub link_rate: bool,
+    /// Per-flow state of the flow's control that lives in its endpoints
+    /// beyond window, rate and RTT ([`crate::Endpoint::series`]; PCC's
+    /// receiver: `p_on`, `r_tcp_bps`, `r_eff_bps`, `on`).
+    pub flow_control: bool,
 }
 
 impl SeriesSelect {
     /// True when any series is selected.
     pub fn any(&self) -> bool {
-        self.flow_window || self.flow_rate || self.flow_rtt || self.link_queue || self.link_rate
+        self.flow_window
+            || self.flow_rate
+            || self.flow_rtt
+            || self.flow_control
+            || self.link_queue
+            || self.link_rate
     }
 }
 

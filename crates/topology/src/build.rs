@@ -190,7 +190,8 @@ impl Resolved {
                                 "`{}` is not a sampled series of scope `{}`; a window \
                                  reads link queue_pkts, queue_bytes, rate_bps, arrival_bps, \
                                  loss_frac, utilisation or group cwnd_bytes, rate_bps, \
-                                 rate_avg_bps, throughput_bps, loss_event_rate, srtt_s",
+                                 rate_avg_bps, throughput_bps, loss_event_rate, srtt_s, \
+                                 p_on, r_tcp_bps, r_eff_bps, on",
                                 e.metric, e.scope
                             ),
                         ))
@@ -322,6 +323,7 @@ impl Resolved {
                 SeriesName::FlowWindow => series.flow_window = true,
                 SeriesName::FlowRate => series.flow_rate = true,
                 SeriesName::FlowRtt => series.flow_rtt = true,
+                SeriesName::FlowControl => series.flow_control = true,
                 SeriesName::LinkQueue => series.link_queue = true,
                 SeriesName::LinkRate => series.link_rate = true,
             }

@@ -44,7 +44,8 @@ pub(crate) fn check_population(n: u32, key: impl Into<String>) -> Result<(), Sce
 pub const MAX_SERIES_VALUES: f64 = 2.5e8;
 
 /// Up to how many time-series values one replication records: per sample, 3
-/// per flow for `flow_rate`, 1 for `flow_window` and `flow_rtt`, and up to 3
+/// per flow for `flow_rate`, 4 for `flow_control`, 1 for `flow_window` and
+/// `flow_rtt`, and up to 3
 /// per directed link for `link_queue` and `link_rate` (an arrival process
 /// counts as one flow).
 fn series_values(sc: &Scenario, graph: &Graph, groups: &[ResolvedGroup]) -> (f64, f64) {
@@ -60,6 +61,7 @@ fn series_values(sc: &Scenario, graph: &Graph, groups: &[ResolvedGroup]) -> (f64
         .map(|s| match s {
             SeriesName::FlowWindow | SeriesName::FlowRtt => flows,
             SeriesName::FlowRate => 3.0 * flows,
+            SeriesName::FlowControl => 4.0 * flows,
             SeriesName::LinkQueue | SeriesName::LinkRate => 3.0 * links,
         })
         .sum();

@@ -155,6 +155,9 @@ pub enum SeriesName {
     FlowRate,
     /// Per-flow smoothed RTT.
     FlowRtt,
+    /// Per-flow control state held by the endpoints beyond window, rate
+    /// and RTT (PCC's receiver: p_ON, r_TCP, r_EFF, on/off).
+    FlowControl,
     /// Per-link queue length.
     LinkQueue,
     /// Per-link departure rate.
@@ -175,6 +178,7 @@ impl SeriesName {
                 SeriesName::FlowRate
             }
             ("group", "srtt_s") => SeriesName::FlowRtt,
+            ("group", "p_on" | "r_tcp_bps" | "r_eff_bps" | "on") => SeriesName::FlowControl,
             _ => return None,
         })
     }

@@ -233,6 +233,10 @@ fn describe(kind: &str, metric: &str) -> (String, String, f64) {
         (_, "queue_bytes") => ("Queue length", "kB", 1e-3),
         (_, "loss_frac") => ("Loss rate", "%", 100.0),
         (_, "utilisation") => ("Utilisation", "%", 100.0),
+        (_, "p_on") => ("PCC p_ON (last experiment)", "probability", 1.0),
+        (_, "on") => ("PCC on (1) or off (0)", "state", 1.0),
+        (_, "r_tcp_bps") => ("PCC r_TCP estimate", "Mb/s", 1e-6),
+        (_, "r_eff_bps") => ("PCC effective rate r_EFF", "Mb/s", 1e-6),
         _ => {
             let (desc, k) = super::axis(metric);
             let mut name = desc.clone();

@@ -417,6 +417,27 @@ impl Endpoint for PccReceiver {
             ..Probe::default()
         }
     }
+
+    /// The `flow_control` series, the receiver-side state of the thesis's
+    /// time plots (Damm 2001, e.g. Figs. 6.3-6.5): `on` (1 while the flow
+    /// may send, 0 while it is off) from the start, and after the first
+    /// experiment its outcome: `p_on` (clamped to [0, 1]: above 1 the flow
+    /// stays on, at or below 0 it goes off), `r_tcp_bps` (eq. 2.1's TCP rate
+    /// at the receiver's loss-event rate and RTT; none before the first loss
+    /// event, where it is unbounded) and `r_eff_bps` (r_NA times the product
+    /// of the set P after the experiment).
+    fn series(&self, emit: &mut dyn FnMut(&'static str, f64)) {
+        emit("on", if self.decision.is_on() { 1.0 } else { 0.0 });
+        if self.decision.stats().experiments == 0 {
+            return;
+        }
+        let e = self.last;
+        emit("p_on", e.p_on.clamp(0.0, 1.0));
+        if e.r_tcp.is_finite() {
+            emit("r_tcp_bps", e.r_tcp * 8.0);
+        }
+        emit("r_eff_bps", e.r_eff * 8.0);
+    }
 }
 
 #[cfg(test)]

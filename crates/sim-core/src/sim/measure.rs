@@ -111,6 +111,15 @@ impl Simulator {
                     self.series.push(SeriesPoint::new(t, subject, "srtt_s", r));
                 }
             }
+            if sel.flow_control {
+                let series = &mut self.series;
+                let mut emit = |name: &'static str, v: f64| {
+                    series.push(SeriesPoint::new(t, subject, name, v));
+                };
+                for e in [f.sender, f.receiver] {
+                    self.endpoints[e.index()].ep.series(&mut emit);
+                }
+            }
         }
         for f in closable {
             self.try_close(now, f);
