@@ -18,6 +18,7 @@
 
 pub mod build;
 pub mod error;
+mod expect_check;
 mod factories;
 pub mod graph;
 pub mod limits;
