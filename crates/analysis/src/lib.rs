@@ -76,6 +76,7 @@ pub mod link_changes;
 pub mod maxmin;
 pub mod metrics;
 pub mod models;
+mod notable;
 pub mod num;
 pub mod pcap;
 pub mod plot;
