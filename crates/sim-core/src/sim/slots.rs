@@ -209,13 +209,7 @@ impl Slots {
     /// keeps its packet and time and is in no list afterwards.
     #[inline]
     pub(super) fn pop(&mut self, q: &mut Fifo) -> SlotId {
-        let i = q.head;
-        q.head = self.slots[i as usize].next; // NIL: out of bounds, a panic
-        if q.head == NIL {
-            q.tail = NIL;
-        }
-        q.len -= 1;
-        SlotId(i)
+        self.pop_with_next_time(q).0
     }
 
     /// Unlink the first slot of `q`, which must not be empty, as
@@ -244,12 +238,6 @@ impl Slots {
         if let Some(s) = self.slots.get(q.head as usize) {
             std::hint::black_box(s.next);
         }
-    }
-
-    /// The time of the first slot of `q`, if any.
-    #[cfg(test)]
-    pub(super) fn front_time(&self, q: &Fifo) -> Option<SimTime> {
-        (q.head != NIL).then(|| self.slots[q.head as usize].time)
     }
 
     /// The time of the last slot of `q`, if any.
@@ -312,7 +300,7 @@ mod tests {
     fn interleaved_lists_stay_fifo_and_reuse_freed_slots() {
         let mut s = Slots::default();
         let (mut a, mut b) = (Fifo::default(), Fifo::default());
-        assert!(a.is_empty() && s.front_time(&a).is_none());
+        assert!(a.is_empty() && s.iter(&a).next().is_none());
         for k in 0..3 {
             put(&mut s, &mut a, k);
             put(&mut s, &mut b, 10 + k);
@@ -329,7 +317,7 @@ mod tests {
         put(&mut s, &mut a, 3);
         assert_eq!(s.capacity(), 6);
         assert_eq!((a.len(), b.len()), (3, 3));
-        assert_eq!(s.front_time(&a), Some(SimTime::from_ps(1)));
+        assert_eq!(s.iter(&a).next().map(|x| x.0), Some(SimTime::from_ps(1)));
         assert_eq!(s.back_time(&a), Some(SimTime::from_ps(3)));
         // Taking the head tells the new head's time from the slot taken.
         let (h, next) = s.pop_with_next_time(&mut b);
