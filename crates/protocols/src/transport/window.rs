@@ -97,18 +97,8 @@ use sim_core::{
 
 use std::collections::VecDeque;
 
-use sim_core::SimRng;
-
 use super::rtt::RttSampler;
 use super::{Pacer, RttEstimator, Scoreboard, TcpConfig};
-
-/// An application that writes data into a [`WindowSender`] over time (the
-/// objects of a persistent connection). The sender asks for the next write
-/// once the previous one is due, drawing from its own random stream.
-pub trait AppSource: Send {
-    /// The next write: when, and how many bytes (>= 1); `None`: no more.
-    fn next_write(&mut self, rng: &mut SimRng) -> Option<(SimTime, u64)>;
-}
 
 /// The sending half of a reliable window flow (TCP-like, byte sequence numbers).
 pub struct WindowSender {
@@ -260,90 +250,6 @@ impl WindowSender {
             stopped: false,
             done: false,
         })
-    }
-
-    /// A sender of what `app` writes over time (a persistent connection), in
-    /// `mss`-byte segments.
-    pub fn with_app(
-        cfg: &TcpConfig,
-        cc: Box<dyn Controller>,
-        mss: u32,
-        app: Box<dyn AppSource>,
-    ) -> Result<Self, ParamError> {
-        let mut s = WindowSender::new(cfg, cc, mss, None)?;
-        s.end = 0;
-        s.app = Some(app);
-        Ok(s)
-    }
-
-    /// Apply the application's writes due by now.
-    fn apply_writes(&mut self, ctx: &mut EndpointCtx) {
-        let now = ctx.now();
-        while let Some((at, bytes)) = self.next_write {
-            if at > now {
-                break;
-            }
-            self.end += bytes;
-            self.objects.push_back((self.end, at, bytes));
-            self.next_write = match &mut self.app {
-                Some(app) => app.next_write(ctx.rng()),
-                None => None,
-            };
-        }
-    }
-
-    /// Congestion window in bytes: the controller's window plus fast-recovery
-    /// inflation, at least 1 MSS.
-    pub fn cwnd(&self) -> u64 {
-        let w = self.cc.window();
-        let w = if self.inflation >= 0 {
-            w.saturating_add(self.inflation.unsigned_abs())
-        } else {
-            w.saturating_sub(self.inflation.unsigned_abs())
-        };
-        w.max(self.mss)
-    }
-    /// Slow-start threshold in bytes, if the controller has one.
-    pub fn ssthresh(&self) -> Option<u64> {
-        self.cc.ssthresh()
-    }
-    /// Oldest unacknowledged byte.
-    pub fn snd_una(&self) -> u64 {
-        self.snd_una
-    }
-    /// Next byte to send.
-    pub fn snd_nxt(&self) -> u64 {
-        self.snd_nxt
-    }
-    /// The RFC 6298 estimator (SRTT, RTTVAR, the RTO in force).
-    pub fn rtt(&self) -> &RttEstimator {
-        &self.rtt
-    }
-    /// True during NewReno fast recovery.
-    pub fn in_recovery(&self) -> bool {
-        self.in_recovery
-    }
-    /// The controller.
-    pub fn controller(&self) -> &dyn Controller {
-        self.cc.as_ref()
-    }
-    /// What the receiver reported holding above `snd_una` (empty without SACK).
-    pub fn scoreboard(&self) -> &Scoreboard {
-        &self.scoreboard
-    }
-    /// One past the highest byte ever sent.
-    pub fn snd_max(&self) -> u64 {
-        self.snd_max
-    }
-    /// RFC 6675's pipe: the bytes a SACK sender estimates are in the network.
-    pub fn pipe(&self) -> u64 {
-        self.scoreboard.pipe(
-            self.snd_una,
-            self.snd_max,
-            self.high_rxt,
-            self.dupthresh,
-            self.mss,
-        )
     }
 
     /// Bytes sent and not yet acknowledged (FlightSize).
@@ -826,6 +732,10 @@ impl Endpoint for WindowSender {
     }
 }
 
+mod app;
+mod inspect;
 mod sack;
 #[cfg(test)]
 mod tests;
+
+pub use app::AppSource;

@@ -3,7 +3,8 @@
 
 use toml::{Table, Value};
 
-use super::{segments, Param, Seg};
+use super::path::{segments, Seg};
+use super::Param;
 use crate::error::ScenarioError;
 
 /// A point's error about a key that a parameter sets (or a key inside it)

@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::cc::{NewReno, NewRenoConfig};
-use sim_core::{stream, Harness, StreamKind};
+use sim_core::{stream, Harness, SimRng, StreamKind};
 
 const MSS: u64 = 1000;
 
