@@ -214,9 +214,16 @@ fn the_receivers_control_state_is_sampled_as_a_time_series() {
     assert!(on.iter().all(|&x| x == 0.0 || x == 1.0));
     let mean_on = on.iter().sum::<f64>() / on.len() as f64;
     let sender = f.pcc_on_frac().unwrap();
+    // The 1-s samples see the receiver's state, which follows the sender's
+    // by at most the one-way delay (50 ms); each on/off switch can then
+    // misclassify at most one sample interval plus that delay, so the
+    // sampled mean is within (switches + 1) x 1.05 s / active time of the
+    // sender's exact on-fraction (+1: the run's two ends).
+    let switches = 2.0 * f.counters.pcc_off_periods as f64;
+    let bound = (switches + 1.0) * 1.05 / f.active_secs;
     assert!(
-        (mean_on - sender).abs() < 0.05 && sender > 0.1 && sender < 0.9,
-        "sampled on {mean_on} vs the sender's on-fraction {sender}"
+        (mean_on - sender).abs() <= bound && sender > 0.1 && sender < 0.9,
+        "sampled on {mean_on} vs the sender's on-fraction {sender} (bound {bound}, {switches} switches)"
     );
     let p_on = of("p_on");
     assert!(!p_on.is_empty() && p_on.iter().all(|&x| (0.0..=1.0).contains(&x)));
