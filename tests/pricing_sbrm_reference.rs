@@ -1,0 +1,445 @@
+//! Zimmermann (2005)'s E1 with SBRM (scenarios/papers/pricing/
+//! e1-rate-allocation-sbrm.toml) against an independent reference model: is
+//! the miss of Table 5.4.1's utilisations (netsim 99.98 % and 99.3 % on the
+//! two core links, the thesis 97.9 % and 92.0 %) netsim's, or the model's as
+//! the spec defines it?
+//!
+//! The reference shares no code with the engine, the links, the transport or
+//! the controllers. It is a small event-driven model written from the spec
+//! (seed-000-zimmermann.md): section 2.6's SBRM marking, each packet leaving
+//! a core queue marked with probability 1 - exp(-gamma [b - b0]^+), gamma =
+//! ln(100) / (q_max - b0); section 2.5's source (Key's rule, SBRM's variant
+//! 1): per unmarked ACK cwnd += kappa w RTT / cwnd, per marked ACK cwnd -=
+//! kappa, a real-valued window of which whole segments are sent; section
+//! 2.1's start (cwnd 1, ssthresh 32, one segment more per ACK in slow start);
+//! E1's double bottleneck (section 4, Fig. 4.3.1, the hosts placed as the
+//! file's header says). The choices the spec leaves open are taken as the
+//! scenario file and netsim's documented [INFERRED] rules state them, so
+//! that a difference is a difference of behaviour: b is the queue behind the
+//! leaving packet (link/sbrm.rs's header), slow start ends on the first mark,
+//! whose rule then applies (cc/sbrm.rs), the RTT is RFC 6298's SRTT from a
+//! timestamp on every segment, the window has a floor of one segment, links
+//! are duplex FIFOs with the file's capacities and delays, one 40-B ACK per
+//! segment echoes its CE bit, all flows start at 0. Time is in integer
+//! picoseconds; at one instant a transmission's end comes before an
+//! arrival, as in the engine. Its coin flips come from its own generator.
+//! Values (capacities, delays, buffers, b0, q_max, kappa, w, counts,
+//! duration) are read from the scenario file.
+//!
+//! Both sides run 8 replications; Welch's test at the 99.99 % level compares
+//! the core links' utilisation, mean backlog and marking probability. Then
+//! the test checks that the reference itself misses Table 5.4.1: the
+//! utilisations belong to the model as specified, not to the engine.
+//! Measured (2026-11-28): utilisation 0.99979 / 0.99353 (reference) against
+//! 0.99980 / 0.99330 (netsim), backlog 19.93 / 20.90 against 19.97 / 20.84
+//! packets, marking probability 0.234 / 0.245 on both sides (|t| <= 2.3).
+//! The comparison sees small model differences: counting the leaving packet
+//! in b moves the reference's backlog by one packet (t -29), a gain 5 %
+//! high by 0.7 packets (t 20).
+
+use rayon::prelude::*;
+use std::collections::VecDeque;
+use topology::Resolved;
+
+#[path = "common/reference.rs"]
+mod shared;
+use shared::{as_secs, bps, bytes, default_ack_bytes, ps, same_mean, secs, Events, Ps, SplitMix};
+
+const FILE: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-sbrm.toml");
+
+/// What one run measures on the two core links (r1->r2, r2->r3).
+#[derive(Clone, Debug, Default)]
+struct Outcome {
+    utilisation: [f64; 2],
+    backlog: [f64; 2],
+    mark_prob: [f64; 2],
+}
+
+/// A link of the model: a FIFO and a serializer.
+struct Link {
+    bps: f64,
+    delay: Ps,
+    buffer: usize,
+    sbrm: bool,
+    queue: VecDeque<Pkt>,
+    busy: bool,
+    /// Measurement: bytes that started transmission, packets arrived and
+    /// marked, the time-weighted waiting count.
+    departed: f64,
+    arrived: u64,
+    marked: u64,
+    area: f64,
+    last: Ps,
+}
+
+#[derive(Clone, Copy)]
+struct Pkt {
+    flow: usize,
+    ack: bool,
+    /// Send time of the data segment (echoed by its ACK).
+    ts: Ps,
+    ce: bool,
+    hop: usize,
+    bytes: f64,
+}
+
+struct Flow {
+    route: Vec<usize>,
+    ack_route: Vec<usize>,
+    w: f64,
+    kappa: f64,
+    cwnd: f64,
+    ssthresh: f64,
+    nxt: u64,
+    una: u64,
+    srtt: Option<f64>,
+}
+
+enum Ev {
+    /// A transmission on the link ends (ordered before arrivals).
+    TxDone(usize, Pkt),
+    /// A packet reaches the far end of the link it crossed (its route's
+    /// hop `p.hop`).
+    Arrive(Pkt),
+}
+
+/// Times double so that a transmission's end sorts before an arrival at the
+/// same instant.
+fn key(t: Ps, done: bool) -> Ps {
+    2 * t + u64::from(!done)
+}
+
+struct Model {
+    links: Vec<Link>,
+    flows: Vec<Flow>,
+    ev: Events<Ev>,
+    rng: SplitMix,
+    gamma: f64,
+    b0: f64,
+    mss: f64,
+    ack_bytes: f64,
+    end: Ps,
+    dropped: u64,
+}
+
+impl Model {
+    fn note(&mut self, l: usize, now: Ps) {
+        let k = &mut self.links[l];
+        let t = now.min(self.end);
+        if t > k.last {
+            k.area += k.queue.len() as f64 * (t - k.last) as f64;
+            k.last = t;
+        }
+    }
+
+    fn start_tx(&mut self, l: usize, mut p: Pkt, now: Ps) {
+        let behind = self.links[l].queue.len() as f64;
+        let k = &mut self.links[l];
+        k.busy = true;
+        if now < self.end {
+            k.departed += p.bytes;
+        }
+        if k.sbrm && !p.ack && behind > self.b0 {
+            let m = 1.0 - (-self.gamma * (behind - self.b0)).exp();
+            if self.rng.unit() < m {
+                p.ce = true;
+                if now < self.end {
+                    k.marked += 1;
+                }
+            }
+        }
+        let t = now + ps(p.bytes * 8.0 / k.bps);
+        self.ev.push(key(t, true), Ev::TxDone(l, p));
+    }
+
+    fn arrive(&mut self, l: usize, p: Pkt, now: Ps) {
+        self.note(l, now);
+        if now < self.end {
+            self.links[l].arrived += 1;
+        }
+        if !self.links[l].busy {
+            self.start_tx(l, p, now);
+        } else if self.links[l].queue.len() >= self.links[l].buffer {
+            self.dropped += 1;
+        } else {
+            self.links[l].queue.push_back(p);
+        }
+    }
+
+    fn send(&mut self, f: usize, now: Ps) {
+        loop {
+            let fl = &self.flows[f];
+            let window = (fl.cwnd * self.mss).floor();
+            if ((fl.nxt - fl.una + 1) as f64) * self.mss > window {
+                return;
+            }
+            let first = fl.route[0];
+            self.flows[f].nxt += 1;
+            let p = Pkt {
+                flow: f,
+                ack: false,
+                ts: now,
+                ce: false,
+                hop: 0,
+                bytes: self.mss,
+            };
+            self.arrive(first, p, now);
+        }
+    }
+
+    fn on_ack(&mut self, p: Pkt, now: Ps) {
+        let fl = &mut self.flows[p.flow];
+        fl.una += 1;
+        let r = as_secs(now - p.ts);
+        fl.srtt = Some(match fl.srtt {
+            None => r,
+            Some(s) => 0.875 * s + 0.125 * r,
+        });
+        let rtt = fl.srtt.unwrap();
+        if fl.cwnd < fl.ssthresh && !p.ce {
+            fl.cwnd += 1.0;
+        } else {
+            if fl.cwnd < fl.ssthresh {
+                // The first mark ends slow start at the current window.
+                fl.ssthresh = fl.cwnd.floor();
+            }
+            let delta = if p.ce {
+                -fl.kappa
+            } else {
+                fl.kappa * fl.w * rtt / fl.cwnd
+            };
+            fl.cwnd = (fl.cwnd + delta).max(1.0);
+            if delta < 0.0 {
+                fl.ssthresh = fl.ssthresh.min(fl.cwnd.floor());
+            }
+        }
+        self.send(p.flow, now);
+    }
+
+    fn run(mut self) -> (Outcome, u64) {
+        for f in 0..self.flows.len() {
+            self.send(f, 0);
+        }
+        while let Some((k, e)) = self.ev.pop() {
+            let now = k / 2;
+            if now >= self.end {
+                break;
+            }
+            match e {
+                Ev::TxDone(l, p) => {
+                    self.note(l, now);
+                    self.links[l].busy = false;
+                    let delay = self.links[l].delay;
+                    self.ev.push(key(now + delay, false), Ev::Arrive(p));
+                    if let Some(q) = self.links[l].queue.pop_front() {
+                        self.start_tx(l, q, now);
+                    }
+                }
+                Ev::Arrive(mut p) => {
+                    let route = if p.ack {
+                        &self.flows[p.flow].ack_route
+                    } else {
+                        &self.flows[p.flow].route
+                    };
+                    if p.hop + 1 < route.len() {
+                        p.hop += 1;
+                        let next = route[p.hop];
+                        self.arrive(next, p, now);
+                    } else if p.ack {
+                        self.on_ack(p, now);
+                    } else {
+                        let first = self.flows[p.flow].ack_route[0];
+                        let a = Pkt {
+                            flow: p.flow,
+                            ack: true,
+                            ts: p.ts,
+                            ce: p.ce,
+                            hop: 0,
+                            bytes: self.ack_bytes,
+                        };
+                        self.arrive(first, a, now);
+                    }
+                }
+            }
+        }
+        for l in 0..self.links.len() {
+            let end = self.end;
+            self.note(l, end);
+        }
+        let secs = as_secs(self.end);
+        let mut o = Outcome::default();
+        for (i, l) in [CORE1, CORE2].into_iter().enumerate() {
+            let k = &self.links[l];
+            o.utilisation[i] = k.departed * 8.0 / (k.bps * secs);
+            o.backlog[i] = k.area / self.end as f64;
+            o.mark_prob[i] = k.marked as f64 / k.arrived as f64;
+        }
+        (o, self.dropped)
+    }
+}
+
+// Link indices: the file's eight links, then their reverse directions.
+const CORE1: usize = 0; // r1 -> r2
+const CORE2: usize = 1; // r2 -> r3
+
+/// The reference model of `doc` with seed `seed`.
+fn reference(doc: &toml::Table, seed: u64) -> Outcome {
+    let links = doc["links"].as_array().unwrap();
+    let name = |i: usize| {
+        let l = &links[i];
+        format!(
+            "{}->{}",
+            l["from"].as_str().unwrap(),
+            l["to"].as_str().unwrap()
+        )
+    };
+    let idx = |n: &str| -> usize {
+        (0..links.len()).find(|&i| name(i) == n).unwrap_or_else(|| {
+            (0..links.len())
+                .find(|&i| {
+                    format!(
+                        "{}->{}",
+                        links[i]["to"].as_str().unwrap(),
+                        links[i]["from"].as_str().unwrap()
+                    ) == n
+                })
+                .map(|i| i + links.len())
+                .unwrap_or_else(|| panic!("no link {n}"))
+        })
+    };
+    assert_eq!(
+        (name(CORE1).as_str(), name(CORE2).as_str()),
+        ("r1->r2", "r2->r3")
+    );
+    let sbrm = links[CORE1]["algo"].as_table().unwrap();
+    assert_eq!(sbrm["kind"].as_str(), Some("sbrm"));
+    assert_eq!(links[CORE2]["algo"].as_table(), Some(sbrm));
+    let b0 = sbrm["b0"].as_float().unwrap();
+    let q_max = sbrm["q_max"].as_float().unwrap();
+    let mut model_links = Vec::new();
+    for pass in 0..2 {
+        for (i, l) in links.iter().enumerate() {
+            let buf = l["buffer"].as_str().unwrap();
+            model_links.push(Link {
+                bps: bps(&l["capacity"]),
+                delay: ps(secs(&l["delay"])),
+                buffer: buf.trim_end_matches("pkt").parse().unwrap(),
+                sbrm: pass == 0 && (i == CORE1 || i == CORE2),
+                queue: VecDeque::new(),
+                busy: false,
+                departed: 0.0,
+                arrived: 0,
+                marked: 0,
+                area: 0.0,
+                last: 0,
+            });
+        }
+    }
+    // Routes between the hosts (the nodes each flow names), over the file's
+    // links: a data route and the ACKs' route back.
+    let path = |hops: &[&str]| -> Vec<usize> {
+        hops.windows(2)
+            .map(|h| idx(&format!("{}->{}", h[0], h[1])))
+            .collect()
+    };
+    let mut flows = Vec::new();
+    let groups = doc["flows"].as_array().unwrap();
+    let mss = bytes(&groups[0]["packet_size"]);
+    for g in groups {
+        assert_eq!(bytes(&g["packet_size"]), mss, "one packet size");
+        let (from, to) = (g["from"].as_str().unwrap(), g["to"].as_str().unwrap());
+        let nodes: Vec<&str> = match (from, to) {
+            ("s1", "s3") => vec!["s1", "r1", "r2", "s3"],
+            ("s4", "s2") => vec!["s4", "r2", "r3", "s2"],
+            ("s5", "s6") => vec!["s5", "r1", "r2", "r3", "s6"],
+            other => panic!("unexpected flow {other:?}"),
+        };
+        let back: Vec<&str> = nodes.iter().rev().copied().collect();
+        let cc = g["cc"].as_table().unwrap();
+        assert_eq!(cc["kind"].as_str(), Some("sbrm"));
+        assert_eq!(cc["variant"].as_str(), Some("key"));
+        for _ in 0..g["count"].as_integer().unwrap() {
+            flows.push(Flow {
+                route: path(&nodes),
+                ack_route: path(&back),
+                w: cc["w"].as_float().unwrap(),
+                kappa: cc["kappa"].as_float().unwrap(),
+                cwnd: 1.0,
+                ssthresh: 32.0,
+                nxt: 0,
+                una: 0,
+                srtt: None,
+            });
+        }
+    }
+    let m = Model {
+        links: model_links,
+        flows,
+        ev: Events::new(),
+        rng: SplitMix(seed),
+        gamma: 100f64.ln() / (q_max - b0),
+        b0,
+        mss,
+        ack_bytes: default_ack_bytes(),
+        end: ps(secs(&doc["run"]["duration"])),
+        dropped: 0,
+    };
+    let (o, dropped) = m.run();
+    assert_eq!(
+        dropped, 0,
+        "the reference drops nothing (2000-packet buffers)"
+    );
+    o
+}
+
+/// One netsim run, replication `rep`.
+fn netsim(rep: u32) -> Outcome {
+    let r = Resolved::parse(FILE, "e1-sbrm").unwrap();
+    let out = r.build(r.scenario.run.seed, rep).unwrap().run();
+    let mut o = Outcome::default();
+    for (i, n) in ["r1->r2", "r2->r3"].into_iter().enumerate() {
+        let l = out.links.iter().find(|l| l.name == n).unwrap();
+        o.utilisation[i] = l.utilisation();
+        o.backlog[i] = l.backlog_mean_pkts();
+        o.mark_prob[i] = l.mark_prob();
+    }
+    o
+}
+
+#[test]
+fn e1_sbrm_utilisation_is_the_models_and_misses_table_5_4_1() {
+    let doc: toml::Table = FILE.parse().unwrap();
+    let runs = 8u32;
+    let reference: Vec<Outcome> = (0..runs)
+        .into_par_iter()
+        .map(|k| reference(&doc, 0x5B_0000 + u64::from(k)))
+        .collect();
+    let engine: Vec<Outcome> = (0..runs).into_par_iter().map(netsim).collect();
+    let mut means = Vec::new();
+    for i in 0..2 {
+        let link = ["r1->r2", "r2->r3"][i];
+        let col = |v: &[Outcome], f: fn(&Outcome, usize) -> f64| -> Vec<f64> {
+            v.iter().map(|o| f(o, i)).collect()
+        };
+        let u = same_mean(
+            &format!("{link} utilisation"),
+            &col(&reference, |o, i| o.utilisation[i]),
+            &col(&engine, |o, i| o.utilisation[i]),
+        );
+        same_mean(
+            &format!("{link} backlog"),
+            &col(&reference, |o, i| o.backlog[i]),
+            &col(&engine, |o, i| o.backlog[i]),
+        );
+        same_mean(
+            &format!("{link} mark_prob"),
+            &col(&reference, |o, i| o.mark_prob[i]),
+            &col(&engine, |o, i| o.mark_prob[i]),
+        );
+        means.push(u);
+    }
+    // Table 5.4.1: 97.9 % and 92.0 %; the file's checks allow 1 point. The
+    // model as specified keeps both links busier than that.
+    assert!(means[0] > 0.979 + 0.01, "reference link 1 {}", means[0]);
+    assert!(means[1] > 0.920 + 0.01, "reference link 2 {}", means[1]);
+}
