@@ -1,9 +1,10 @@
-//! Zimmermann (2005)'s E1 with SBRM and with VQM (scenarios/papers/pricing/
-//! e1-rate-allocation-sbrm.toml and -vqm.toml) against an independent
-//! reference model: are the misses of Tables 5.4.1 and 5.1.1 (netsim 99.98 %
-//! and 99.3 % on the two core links with SBRM, the thesis 97.9 % and 92.0 %;
-//! 81.2 % and 83.0 % with VQM, the thesis 94.1 % and 87.8 %) netsim's, or
-//! the model's as the spec defines it?
+//! Zimmermann (2005)'s E1 with SBRM, VQM and CP-TCP/EPF (scenarios/papers/
+//! pricing/e1-rate-allocation-{sbrm,vqm,epf}.toml) against an independent
+//! reference model: are the misses of Tables 5.4.1, 5.1.1 and 4.3.3 (netsim
+//! 99.98 % and 99.3 % on the two core links with SBRM, the thesis 97.9 % and
+//! 92.0 %; 81.2 % and 83.0 % with VQM, the thesis 94.1 % and 87.8 %; 95.3 %
+//! and 98.0 % with EPF, the thesis 93.4 % and 92.6 %) netsim's, or the
+//! model's as the spec defines it?
 //!
 //! The reference shares no code with the engine, the links, the transport or
 //! the controllers. It is a small event-driven model written from the spec
@@ -11,7 +12,9 @@
 //! a core queue marked with probability 1 - exp(-gamma [b - b0]^+), gamma =
 //! ln(100) / (q_max - b0); section 2.5's VQM marking (a virtual queue at
 //! f_scale = 0.9 of the capacity and of q_max; from a virtual overflow until
-//! it empties, every packet in the real queue is marked); section 2.5's source (Key's rule, SBRM's variant
+//! it empties, every packet in the real queue is marked); section 2.3's
+//! CP-TCP/EPF (REM's PC3 price every T, summed along the path in the header
+//! and echoed; per ACK cwnd += kappa_bar (w RTT / cwnd - p)); section 2.5's source (Key's rule, SBRM's variant
 //! 1): per unmarked ACK cwnd += kappa w RTT / cwnd, per marked ACK cwnd -=
 //! kappa, a real-valued window of which whole segments are sent; section
 //! 2.1's start (cwnd 1, ssthresh 32, one segment more per ACK in slow start);
@@ -45,6 +48,12 @@
 //! (utilisation), 0.2-0.4 % (backlog) and 0.01-0.2 % (marking) (measured
 //! 2026-11-28, before the tolerances were written; a virtual service rate 1 %
 //! high moves the reference's utilisation by 1.25 % and fails).
+//! EPF is deterministic and slow (its 60-s means move by up to 8 % when the
+//! price updates shift by 1 us), so the reference runs at 8 such phases and
+//! netsim must lie within 4 standard deviations of their mean: it does
+//! within 0.85 (2026-11-28); a 1 % error in PC3's capacity term fails it, a
+//! 5 % change of kappa_bar does not (the equilibrium does not depend on the
+//! gain, and its transient is within the phase spread).
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
@@ -59,6 +68,7 @@ use shared::{as_secs, bps, bytes, default_ack_bytes, ps, same_mean, secs, Events
 
 const SBRM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-sbrm.toml");
 const VQM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-vqm.toml");
+const EPF: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-epf.toml");
 
 /// What one run measures on the two core links (r1->r2, r2->r3).
 #[derive(Clone, Debug, Default)]
@@ -102,6 +112,23 @@ enum Marker {
     /// comes at the exact instant is not marked), the overflowing packet is
     /// marked but not added, the packet in transmission at the overflow is
     /// not marked.
+    /// REM's PC3 with the price sent in full (EPF, spec 2.3.2-2.3.3): every
+    /// `interval`, yhat = (1 - delta) yhat + delta (bytes arrived / packet
+    /// size), then price = [price + gamma (alpha (b - b0) + yhat - c)]^+, b
+    /// the waiting packets then, c the capacity in packets per interval;
+    /// each data packet leaving adds the price to its header (as the file's
+    /// link documents: departure stamping, every arriving byte counted).
+    Pc3 {
+        gamma: f64,
+        alpha: f64,
+        b0: f64,
+        delta: f64,
+        c: f64,
+        pkt: f64,
+        price: f64,
+        yhat: f64,
+        bytes_in: f64,
+    },
     Vq {
         rate: f64,
         limit: f64,
@@ -126,12 +153,16 @@ struct Pkt {
     bytes: f64,
     /// The byte position of its end in the current link's FIFO.
     pos: f64,
+    /// The path price the header has summed (EPF), echoed by the ACK.
+    price: f64,
 }
 
 struct Flow {
     route: Vec<usize>,
     ack_route: Vec<usize>,
     w: f64,
+    /// Key's rule (kappa) or the direct window update (kappa_bar).
+    direct: bool,
     kappa: f64,
     cwnd: f64,
     ssthresh: f64,
@@ -146,6 +177,8 @@ enum Ev {
     /// A packet reaches the far end of the link it crossed (its route's
     /// hop `p.hop`).
     Arrive(Pkt),
+    /// A PC3 link's periodic price update.
+    Tick(usize),
 }
 
 /// Times double so that a transmission's end sorts before an arrival at the
@@ -158,6 +191,9 @@ struct Model {
     links: Vec<Link>,
     flows: Vec<Flow>,
     ev: Events<Ev>,
+    /// PC3's update interval, and the first update's offset from it.
+    tick: Ps,
+    phase: Ps,
     rng: SplitMix,
     mss: f64,
     ack_bytes: f64,
@@ -189,6 +225,10 @@ impl Model {
                     behind > b0 && self.rng.unit() < 1.0 - (-gamma * (behind - b0)).exp()
                 }
                 Marker::Vq { mark_upto, .. } => p.pos <= mark_upto,
+                Marker::Pc3 { price, .. } => {
+                    p.price += price;
+                    false
+                }
             };
         if mark {
             p.ce = true;
@@ -207,6 +247,9 @@ impl Model {
         }
         let k = &mut self.links[l];
         let drop = k.busy && k.queue.len() >= k.buffer;
+        if let Marker::Pc3 { bytes_in, .. } = &mut k.marker {
+            *bytes_in += p.bytes;
+        }
         if let Marker::Vq {
             rate,
             limit,
@@ -262,6 +305,7 @@ impl Model {
                 hop: 0,
                 bytes: self.mss,
                 pos: 0.0,
+                price: 0.0,
             };
             self.arrive(first, p, now);
         }
@@ -276,18 +320,21 @@ impl Model {
             Some(s) => 0.875 * s + 0.125 * r,
         });
         let rtt = fl.srtt.unwrap();
-        if fl.cwnd < fl.ssthresh && !p.ce {
+        let delta = if fl.direct {
+            fl.kappa * (fl.w * rtt / fl.cwnd - p.price)
+        } else if p.ce {
+            -fl.kappa
+        } else {
+            fl.kappa * fl.w * rtt / fl.cwnd
+        };
+        if fl.cwnd < fl.ssthresh && delta >= 0.0 {
             fl.cwnd += 1.0;
         } else {
             if fl.cwnd < fl.ssthresh {
-                // The first mark ends slow start at the current window.
+                // The first ACK whose rule would shrink the window ends slow
+                // start at the current window, and its rule applies.
                 fl.ssthresh = fl.cwnd.floor();
             }
-            let delta = if p.ce {
-                -fl.kappa
-            } else {
-                fl.kappa * fl.w * rtt / fl.cwnd
-            };
             fl.cwnd = (fl.cwnd + delta).max(1.0);
             if delta < 0.0 {
                 fl.ssthresh = fl.ssthresh.min(fl.cwnd.floor());
@@ -297,6 +344,11 @@ impl Model {
     }
 
     fn run(mut self) -> (Outcome, u64) {
+        for l in 0..self.links.len() {
+            if matches!(self.links[l].marker, Marker::Pc3 { .. }) {
+                self.ev.push(key(self.tick + self.phase, true), Ev::Tick(l));
+            }
+        }
         for f in 0..self.flows.len() {
             self.send(f, 0);
         }
@@ -306,6 +358,27 @@ impl Model {
                 break;
             }
             match e {
+                Ev::Tick(l) => {
+                    let waiting = self.links[l].queue.len() as f64;
+                    if let Marker::Pc3 {
+                        gamma,
+                        alpha,
+                        b0,
+                        delta,
+                        c,
+                        pkt,
+                        price,
+                        yhat,
+                        bytes_in,
+                    } = &mut self.links[l].marker
+                    {
+                        *yhat = (1.0 - *delta) * *yhat + *delta * (*bytes_in / *pkt);
+                        *bytes_in = 0.0;
+                        *price =
+                            (*price + *gamma * (*alpha * (waiting - *b0) + *yhat - *c)).max(0.0);
+                    }
+                    self.ev.push(key(now + self.tick, true), Ev::Tick(l));
+                }
                 Ev::TxDone(l, p) => {
                     self.note(l, now);
                     self.links[l].busy = false;
@@ -337,6 +410,7 @@ impl Model {
                             hop: 0,
                             bytes: self.ack_bytes,
                             pos: 0.0,
+                            price: p.price,
                         };
                         self.arrive(first, a, now);
                     }
@@ -365,6 +439,12 @@ const CORE2: usize = 1; // r2 -> r3
 
 /// The reference model of `doc` with seed `seed`.
 fn reference(doc: &toml::Table, seed: u64) -> Outcome {
+    reference_at(doc, seed, 0)
+}
+
+/// The reference model of `doc` with seed `seed`, its PC3 updates (if any)
+/// `phase` later than every interval's end.
+fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
     let links = doc["links"].as_array().unwrap();
     let name = |i: usize| {
         let l = &links[i];
@@ -394,8 +474,28 @@ fn reference(doc: &toml::Table, seed: u64) -> Outcome {
     );
     let algo = links[CORE1]["algo"].as_table().unwrap();
     assert_eq!(links[CORE2]["algo"].as_table(), Some(algo));
+    let mut tick = 0;
+    if algo["kind"].as_str() == Some("rem") {
+        tick = ps(secs(&algo["interval"]));
+    }
     let core = |capacity_bps: f64| -> Marker {
         match algo["kind"].as_str() {
+            Some("rem") => {
+                assert_eq!(algo["price_rule"].as_str(), Some("pc3"));
+                assert_eq!(algo["feedback"].as_str(), Some("explicit"));
+                let pkt = bytes(&algo["mean_pkt_size"]);
+                Marker::Pc3 {
+                    gamma: algo["gamma"].as_float().unwrap(),
+                    alpha: algo["alpha"].as_float().unwrap(),
+                    b0: algo["b0"].as_float().unwrap(),
+                    delta: algo["delta"].as_float().unwrap(),
+                    c: capacity_bps * secs(&algo["interval"]) / (8.0 * pkt),
+                    pkt,
+                    price: 0.0,
+                    yhat: 0.0,
+                    bytes_in: 0.0,
+                }
+            }
             Some("sbrm") => {
                 let b0 = algo["b0"].as_float().unwrap();
                 let q_max = algo["q_max"].as_float().unwrap();
@@ -471,18 +571,27 @@ fn reference(doc: &toml::Table, seed: u64) -> Outcome {
         };
         let back: Vec<&str> = nodes.iter().rev().copied().collect();
         let cc = g["cc"].as_table().unwrap();
-        assert_eq!(
-            cc["kind"].as_str(),
-            Some("sbrm"),
-            "Key's rule, VQM's and SBRM's source"
-        );
-        assert_eq!(cc["variant"].as_str(), Some("key"));
+        // Key's rule (VQM's and SBRM's source) or CP-TCP's direct update
+        // with the explicit price.
+        let (direct, kappa) = match cc["kind"].as_str() {
+            Some("sbrm") => {
+                assert_eq!(cc["variant"].as_str(), Some("key"));
+                (false, cc["kappa"].as_float().unwrap())
+            }
+            Some("cp_tcp") => {
+                assert_eq!(cc["feedback"].as_str(), Some("explicit"));
+                assert!(cc.get("max_step").is_none() && cc.get("slow_start").is_none());
+                (true, cc["kappa_bar"].as_float().unwrap())
+            }
+            other => panic!("unexpected source {other:?}"),
+        };
         for _ in 0..g["count"].as_integer().unwrap() {
             flows.push(Flow {
                 route: path(&nodes),
                 ack_route: path(&back),
                 w: cc["w"].as_float().unwrap(),
-                kappa: cc["kappa"].as_float().unwrap(),
+                direct,
+                kappa,
                 cwnd: 1.0,
                 ssthresh: 32.0,
                 nxt: 0,
@@ -495,6 +604,8 @@ fn reference(doc: &toml::Table, seed: u64) -> Outcome {
         links: model_links,
         flows,
         ev: Events::new(),
+        tick,
+        phase,
         rng: SplitMix(seed),
         mss,
         ack_bytes: default_ack_bytes(),
@@ -589,6 +700,54 @@ fn compare_one(file: &str, tol: [f64; 3]) -> [f64; 2] {
         }
     }
     a.utilisation
+}
+
+#[test]
+fn e1_epf_utilisation_is_the_models_and_misses_table_4_3_3() {
+    // CP-TCP/EPF is deterministic too, and slow (kappa_bar 0.01: time
+    // constants of 5-10 s), so its 60-s means depend on the phase of the
+    // trajectory: moving the reference's price updates by 1 us moves link
+    // 2's mean backlog by 8 % and its utilisation by 0.25 %. The reference
+    // runs with its updates 0, 1, ..., 7 us after each interval's end, and
+    // netsim's one run must lie within 4 standard deviations of that
+    // ensemble's mean (for utilisation at least 0.25 % of it, the move a
+    // 1-us shift gave, should the ensemble come out tighter).
+    let doc: toml::Table = EPF.parse().unwrap();
+    let refs: Vec<Outcome> = (0..8u64)
+        .into_par_iter()
+        .map(|k| reference_at(&doc, 0x5B_0000, k * ps(1e-6)))
+        .collect();
+    let n = netsim(EPF, 0);
+    let mut u = [0.0; 2];
+    for i in 0..2 {
+        let link = ["r1->r2", "r2->r3"][i];
+        for (what, f, floor) in [
+            (
+                "utilisation",
+                (|o: &Outcome, i: usize| o.utilisation[i]) as fn(&Outcome, usize) -> f64,
+                0.0025,
+            ),
+            ("backlog", |o: &Outcome, i: usize| o.backlog[i], 0.0),
+        ] {
+            let xs: Vec<f64> = refs.iter().map(|o| f(o, i)).collect();
+            let m = xs.iter().sum::<f64>() / xs.len() as f64;
+            let sd =
+                (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64).sqrt();
+            let y = f(&n, i);
+            eprintln!("{link} {what}: reference {m:.5} (sd {sd:.5} over 8 phases), netsim {y:.5}");
+            assert!(
+                (y - m).abs() <= (4.0 * sd).max(floor * m),
+                "{link} {what}: netsim {y} vs reference {m} +- {sd}"
+            );
+            if what == "utilisation" {
+                u[i] = m;
+            }
+        }
+    }
+    // Table 4.3.3: 93.4 % and 92.6 %; the file's checks allow 1 point. The
+    // model as specified keeps both links busier than that.
+    assert!(u[0] > 0.934 + 0.01, "reference link 1 {}", u[0]);
+    assert!(u[1] > 0.926 + 0.01, "reference link 2 {}", u[1]);
 }
 
 #[test]
