@@ -58,6 +58,7 @@
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
 
+use analysis::stats::Summary;
 use rayon::prelude::*;
 use std::collections::VecDeque;
 use topology::Resolved;
@@ -730,9 +731,7 @@ fn e1_epf_utilisation_is_the_models_and_misses_table_4_3_3() {
             ("backlog", |o: &Outcome, i: usize| o.backlog[i], 0.0),
         ] {
             let xs: Vec<f64> = refs.iter().map(|o| f(o, i)).collect();
-            let m = xs.iter().sum::<f64>() / xs.len() as f64;
-            let sd =
-                (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (xs.len() - 1) as f64).sqrt();
+            let Summary { mean: m, sd, .. } = Summary::new(&xs);
             let y = f(&n, i);
             eprintln!("{link} {what}: reference {m:.5} (sd {sd:.5} over 8 phases), netsim {y:.5}");
             assert!(

@@ -4,11 +4,10 @@
 //! the sender reports. Provenance: see the parent module (the application
 //! source bullet).
 
-use sim_core::{EndpointCtx, ParamError, SimRng, SimTime};
+use sim_core::{Controller, EndpointCtx, ParamError, SimRng, SimTime};
 
 use super::WindowSender;
 use crate::transport::TcpConfig;
-use sim_core::Controller;
 
 /// An application that writes data into a [`WindowSender`] over time (the
 /// objects of a persistent connection). The sender asks for the next write
