@@ -1,10 +1,11 @@
-//! Zimmermann (2005)'s E1 with SBRM, VQM and CP-TCP/EPF (scenarios/papers/
-//! pricing/e1-rate-allocation-{sbrm,vqm,epf}.toml) against an independent
-//! reference model: are the misses of Tables 5.4.1, 5.1.1 and 4.3.3 (netsim
-//! 99.98 % and 99.3 % on the two core links with SBRM, the thesis 97.9 % and
-//! 92.0 %; 81.2 % and 83.0 % with VQM, the thesis 94.1 % and 87.8 %; 95.3 %
-//! and 98.0 % with EPF, the thesis 93.4 % and 92.6 %) netsim's, or the
-//! model's as the spec defines it?
+//! Zimmermann (2005)'s E1 with SBRM, VQM, CP-TCP/EPF and REM (scenarios/
+//! papers/pricing/e1-rate-allocation-{sbrm,vqm,epf,rem}.toml) against an
+//! independent reference model: are the misses of Tables 5.4.1, 5.1.1, 4.3.3
+//! and 5.2.1 (netsim 99.98 % and 99.3 % on the two core links with SBRM, the
+//! thesis 97.9 % and 92.0 %; 81.2 % and 83.0 % with VQM, the thesis 94.1 %
+//! and 87.8 %; 95.3 % and 98.0 % with EPF, the thesis 93.4 % and 92.6 %;
+//! 94.7 % and 95.1 % with REM, the thesis 94.9 % and 93.2 %) netsim's, or
+//! the model's as the spec defines it?
 //!
 //! The reference shares no code with the engine, the links, the transport or
 //! the controllers. It is a small event-driven model written from the spec
@@ -14,32 +15,43 @@
 //! f_scale = 0.9 of the capacity and of q_max; from a virtual overflow until
 //! it empties, every packet in the real queue is marked); section 2.3's
 //! CP-TCP/EPF (REM's PC3 price every T, summed along the path in the header
-//! and echoed; per ACK cwnd += kappa_bar (w RTT / cwnd - p)); section 2.5's source (Key's rule, SBRM's variant
-//! 1): per unmarked ACK cwnd += kappa w RTT / cwnd, per marked ACK cwnd -=
-//! kappa, a real-valued window of which whole segments are sent; section
-//! 2.1's start (cwnd 1, ssthresh 32, one segment more per ACK in slow start);
-//! E1's double bottleneck (section 4, Fig. 4.3.1, the hosts placed as the
-//! file's header says). The choices the spec leaves open are taken as the
-//! scenario file and netsim's documented [INFERRED] rules state them, so
-//! that a difference is a difference of behaviour: b is the queue behind the
-//! leaving packet (link/sbrm.rs's header), slow start ends on the first mark,
-//! whose rule then applies (cc/sbrm.rs), the RTT is RFC 6298's SRTT from a
-//! timestamp on every segment, the window has a floor of one segment, links
-//! are duplex FIFOs with the file's capacities and delays, one 40-B ACK per
-//! segment echoes its CE bit, all flows start at 0. Time is in integer
-//! picoseconds; at one instant a transmission's end comes before an
-//! arrival, as in the engine. Its coin flips come from its own generator.
-//! Values (capacities, delays, buffers, b0, q_max, kappa, w, counts,
-//! duration) are read from the scenario file.
+//! and echoed; per ACK cwnd += kappa_bar (w RTT / cwnd - p)); section 2.4's
+//! REM (PC3, each packet leaving marked with probability 1 - phi^-price)
+//! with Vegas/CP (eq. 5.2.7 on ns-2 Vegas's rounds and slow start, the price
+//! from the last 50 ACKs' marks; see [`VegasCp`]); section 2.5's source
+//! (Key's rule, SBRM's variant 1): per unmarked ACK cwnd += kappa w RTT /
+//! cwnd, per marked ACK cwnd -= kappa, a real-valued window of which whole
+//! segments are sent; section 2.1's start (cwnd 1, ssthresh 32, one segment
+//! more per ACK in slow start); E1's double bottleneck (section 4, Fig.
+//! 4.3.1, the hosts placed as the file's header says). The choices the spec
+//! leaves open are taken as the scenario file and netsim's documented
+//! [INFERRED] rules state them, so that a difference is a difference of
+//! behaviour: b is the queue behind the leaving packet (link/sbrm.rs's
+//! header), slow start ends on the first mark, whose rule then applies
+//! (cc/sbrm.rs), the RTT is RFC 6298's SRTT from a timestamp on every
+//! segment, the window has a floor of one segment, links are duplex FIFOs
+//! with the file's capacities and delays, one 40-B ACK per segment echoes
+//! its CE bit, all flows start at 0. Time is in integer picoseconds; at one
+//! instant a transmission's end comes before an arrival, as in the engine.
+//! Its coin flips come from its own generator. Values (capacities, delays,
+//! buffers, b0, q_max, kappa, w, phi, history, counts, duration) are read
+//! from the scenario file.
 //!
-//! SBRM: both sides run 8 replications; Welch's test at the 99.99 % level
-//! compares the core links' utilisation, mean backlog and marking
-//! probability. Measured (2026-11-28): utilisation 0.99979 / 0.99353
-//! (reference) against 0.99980 / 0.99330 (netsim), backlog 19.93 / 20.90
-//! against 19.97 / 20.84 packets, marking probability 0.234 / 0.245 on both
-//! sides (|t| <= 2.3). The comparison sees small model differences:
-//! counting the leaving packet in b moves the reference's backlog by one
-//! packet (t -29), a gain 5 % high by 0.7 packets (t 20).
+//! SBRM and REM: both sides run 8 replications; Welch's test at the 99.99 %
+//! level compares the core links' utilisation, mean backlog and marking
+//! probability and each flow group's mean throughput. Measured
+//! (2026-11-28), SBRM: utilisation 0.99979 / 0.99353 (reference) against
+//! 0.99980 / 0.99330 (netsim), backlog 19.93 / 20.90 against 19.97 / 20.84
+//! packets, marking probability 0.234 / 0.245 on both sides, the nine
+//! groups' throughputs within |t| <= 2.7. The comparison sees small model
+//! differences: counting the leaving packet in b moves the reference's
+//! backlog by one packet (t -29), a gain 5 % high by 0.7 packets (t 20).
+//! REM: utilisation 0.9456 / 0.9532 against 0.9468 / 0.9506, backlog 9.05
+//! / 7.72 against 8.92 / 8.00 packets, marking 0.181 / 0.191 against 0.180
+//! / 0.192, groups within |t| <= 2.0 (|t| <= 2.1 everywhere). A w 5 % high
+//! in the reference moves link 1's marking by t 28, a rate estimate from
+//! the minimum RTT instead of SRTT its utilisation by t 27; a history of 45
+//! packets instead of 50 stays within the test (|t| <= 4.5).
 //! VQM has no random draw (the marking is deterministic, all flows start at
 //! 0), so each side runs once and every figure must be within a relative
 //! tolerance of netsim's: 0.2 % for utilisation, 2 % for backlog, 1 % for the
@@ -70,6 +82,7 @@ use shared::{as_secs, bps, bytes, default_ack_bytes, ps, same_mean, secs, Events
 const SBRM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-sbrm.toml");
 const VQM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-vqm.toml");
 const EPF: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-epf.toml");
+const REM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-rem.toml");
 
 /// What one run measures on the two core links (r1->r2, r2->r3).
 #[derive(Clone, Debug, Default)]
@@ -77,6 +90,8 @@ struct Outcome {
     utilisation: [f64; 2],
     backlog: [f64; 2],
     mark_prob: [f64; 2],
+    /// Each flow group's mean throughput (data received in the run), bits/s.
+    rate: Vec<f64>,
 }
 
 /// A link of the model: a FIFO and a serializer.
@@ -119,6 +134,9 @@ enum Marker {
     /// the waiting packets then, c the capacity in packets per interval;
     /// each data packet leaving adds the price to its header (as the file's
     /// link documents: departure stamping, every arriving byte counted).
+    /// With `ln_phi` set (REM's 1-bit feedback, spec 2.4), the price is not
+    /// written: each data packet leaving is marked CE with probability
+    /// 1 - phi^-price instead (the file's `mark_at` default, departure).
     Pc3 {
         gamma: f64,
         alpha: f64,
@@ -129,6 +147,7 @@ enum Marker {
         price: f64,
         yhat: f64,
         bytes_in: f64,
+        ln_phi: Option<f64>,
     },
     Vq {
         rate: f64,
@@ -159,6 +178,10 @@ struct Pkt {
 }
 
 struct Flow {
+    /// Index of its `[[flows]]` group in the file.
+    group: usize,
+    /// Data bytes its receiver got before the end.
+    rx: f64,
     route: Vec<usize>,
     ack_route: Vec<usize>,
     w: f64,
@@ -170,6 +193,57 @@ struct Flow {
     nxt: u64,
     una: u64,
     srtt: Option<f64>,
+    /// Vegas/CP's state, for its flows (then `direct` and `kappa` are unused).
+    vegas: Option<VegasCp>,
+}
+
+/// What the ACKs of a Vegas round do to the window.
+#[derive(Clone, Copy, PartialEq)]
+enum Grow {
+    Not,
+    /// Slow start: one segment per ACK.
+    Slow,
+    /// Congestion avoidance: one segment over the round (1 / cwnd per ACK).
+    Linear,
+}
+
+/// Vegas/CP (spec 2.4, eq. 5.2.7) on ns-2's Vegas, with the conventions
+/// cc/vegas.rs and cc/vegas_cp.rs document (their headers, not their code):
+/// a round ends on the first ACK above the data sent when it began; its RTT
+/// is the mean of its samples; BaseRTT the least sample (or the round's RTT
+/// when it sent at most one segment); Diff = (window / BaseRTT - sent /
+/// RTT) BaseRTT with the window the data in flight at that ACK, rounded to
+/// the nearest segment; slow start grows one segment per ACK in every other
+/// round and ends, cutting 1/8, when Diff > gamma = 1; then once per round
+/// the charge p_hat cwnd / SRTT is compared with w: below, one segment over
+/// the next round (1 / cwnd per ACK); above, one segment off at once (floor
+/// one segment); growth only while at most 2 segments of the window are
+/// unused. p_hat = -log_phi(1 - m_hat) over the last `history` ACKs' CE
+/// echoes, m_hat = 1 read as (n - 1/2) / n.
+struct VegasCp {
+    w: f64,
+    ln_phi: f64,
+    history: usize,
+    marks: VecDeque<bool>,
+    marked: usize,
+    slow_start: bool,
+    base: Option<f64>,
+    rtt_sum: f64,
+    rtt_cnt: u32,
+    round_mark: u64,
+    grow: Grow,
+    inc_flag: bool,
+}
+
+impl VegasCp {
+    fn price(&self) -> f64 {
+        let n = self.marks.len();
+        if n == 0 || self.marked == 0 {
+            return 0.0;
+        }
+        let m = (self.marked as f64 / n as f64).min(1.0 - 0.5 / n as f64);
+        -(1.0 - m).ln() / self.ln_phi
+    }
 }
 
 enum Ev {
@@ -226,6 +300,11 @@ impl Model {
                     behind > b0 && self.rng.unit() < 1.0 - (-gamma * (behind - b0)).exp()
                 }
                 Marker::Vq { mark_upto, .. } => p.pos <= mark_upto,
+                Marker::Pc3 {
+                    price,
+                    ln_phi: Some(ln_phi),
+                    ..
+                } => self.rng.unit() < 1.0 - (-ln_phi * price).exp(),
                 Marker::Pc3 { price, .. } => {
                     p.price += price;
                     false
@@ -314,6 +393,7 @@ impl Model {
 
     fn on_ack(&mut self, p: Pkt, now: Ps) {
         let fl = &mut self.flows[p.flow];
+        let in_flight = fl.nxt - fl.una;
         fl.una += 1;
         let r = as_secs(now - p.ts);
         fl.srtt = Some(match fl.srtt {
@@ -321,6 +401,63 @@ impl Model {
             Some(s) => 0.875 * s + 0.125 * r,
         });
         let rtt = fl.srtt.unwrap();
+        if let Some(v) = fl.vegas.as_mut() {
+            // The price estimate takes this ACK's echo first.
+            v.marks.push_back(p.ce);
+            v.marked += usize::from(p.ce);
+            if v.marks.len() > v.history {
+                v.marked -= usize::from(v.marks.pop_front().unwrap());
+            }
+            v.rtt_sum += r;
+            v.rtt_cnt += 1;
+            if r > 0.0 && v.base.is_none_or(|b| r < b) {
+                v.base = Some(r);
+            }
+            if fl.una > v.round_mark {
+                let round_rtt = v.rtt_sum / f64::from(v.rtt_cnt);
+                let sent = (fl.nxt - v.round_mark) as f64;
+                if sent <= 1.0 || v.base.is_none_or(|b| round_rtt < b) {
+                    v.base = Some(round_rtt);
+                }
+                let base = v.base.unwrap();
+                let diff = ((in_flight as f64 / base - sent / round_rtt) * base + 0.5).floor();
+                if v.slow_start {
+                    v.inc_flag = !v.inc_flag;
+                    if !v.inc_flag {
+                        v.grow = Grow::Not;
+                    } else if diff > 1.0 {
+                        v.slow_start = false;
+                        fl.cwnd = (fl.cwnd - fl.cwnd / 8.0).max(1.0);
+                        v.grow = Grow::Not;
+                    } else {
+                        v.grow = Grow::Slow;
+                    }
+                } else {
+                    let charge = v.price() * fl.cwnd / rtt;
+                    v.grow = if charge < v.w {
+                        Grow::Linear
+                    } else {
+                        if charge > v.w {
+                            fl.cwnd = (fl.cwnd - 1.0).max(1.0);
+                        }
+                        Grow::Not
+                    };
+                }
+                v.round_mark = fl.nxt;
+                v.rtt_sum = 0.0;
+                v.rtt_cnt = 0;
+            }
+            let unused = fl.cwnd - (fl.nxt - fl.una) as f64;
+            if unused <= 2.0 {
+                match v.grow {
+                    Grow::Not => {}
+                    Grow::Slow => fl.cwnd += 1.0,
+                    Grow::Linear => fl.cwnd += 1.0 / fl.cwnd,
+                }
+            }
+            self.send(p.flow, now);
+            return;
+        }
         let delta = if fl.direct {
             fl.kappa * (fl.w * rtt / fl.cwnd - p.price)
         } else if p.ce {
@@ -371,6 +508,7 @@ impl Model {
                         price,
                         yhat,
                         bytes_in,
+                        ..
                     } = &mut self.links[l].marker
                     {
                         *yhat = (1.0 - *delta) * *yhat + *delta * (*bytes_in / *pkt);
@@ -402,6 +540,7 @@ impl Model {
                     } else if p.ack {
                         self.on_ack(p, now);
                     } else {
+                        self.flows[p.flow].rx += p.bytes;
                         let first = self.flows[p.flow].ack_route[0];
                         let a = Pkt {
                             flow: p.flow,
@@ -430,6 +569,7 @@ impl Model {
             o.backlog[i] = k.area / self.end as f64;
             o.mark_prob[i] = k.marked as f64 / k.arrived as f64;
         }
+        o.rate = group_means(self.flows.iter().map(|f| (f.group, f.rx * 8.0 / secs)));
         (o, self.dropped)
     }
 }
@@ -483,7 +623,12 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         match algo["kind"].as_str() {
             Some("rem") => {
                 assert_eq!(algo["price_rule"].as_str(), Some("pc3"));
-                assert_eq!(algo["feedback"].as_str(), Some("explicit"));
+                assert!(algo.get("mark_at").is_none(), "marks on departure");
+                let ln_phi = match algo["feedback"].as_str() {
+                    Some("explicit") => None,
+                    Some("ecn") => Some(algo["phi"].as_float().unwrap().ln()),
+                    other => panic!("unexpected REM feedback {other:?}"),
+                };
                 let pkt = bytes(&algo["mean_pkt_size"]);
                 Marker::Pc3 {
                     gamma: algo["gamma"].as_float().unwrap(),
@@ -495,6 +640,7 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                     price: 0.0,
                     yhat: 0.0,
                     bytes_in: 0.0,
+                    ln_phi,
                 }
             }
             Some("sbrm") => {
@@ -561,7 +707,7 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
     let mut flows = Vec::new();
     let groups = doc["flows"].as_array().unwrap();
     let mss = bytes(&groups[0]["packet_size"]);
-    for g in groups {
+    for (gi, g) in groups.iter().enumerate() {
         assert_eq!(bytes(&g["packet_size"]), mss, "one packet size");
         let (from, to) = (g["from"].as_str().unwrap(), g["to"].as_str().unwrap());
         let nodes: Vec<&str> = match (from, to) {
@@ -574,7 +720,18 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         let cc = g["cc"].as_table().unwrap();
         // Key's rule (VQM's and SBRM's source) or CP-TCP's direct update
         // with the explicit price.
+        let vegas = (cc["kind"].as_str() == Some("vegas_cp")).then(|| {
+            assert_eq!(cc["feedback"].as_str(), Some("one_bit"));
+            for k in cc.keys() {
+                assert!(
+                    ["kind", "w", "feedback", "phi", "history"].contains(&k.as_str()),
+                    "the reference has Vegas/CP's defaults only, not {k}"
+                );
+            }
+            cc["phi"].as_float().unwrap()
+        });
         let (direct, kappa) = match cc["kind"].as_str() {
+            Some("vegas_cp") => (false, 0.0),
             Some("sbrm") => {
                 assert_eq!(cc["variant"].as_str(), Some("key"));
                 (false, cc["kappa"].as_float().unwrap())
@@ -588,6 +745,8 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         };
         for _ in 0..g["count"].as_integer().unwrap() {
             flows.push(Flow {
+                group: gi,
+                rx: 0.0,
                 route: path(&nodes),
                 ack_route: path(&back),
                 w: cc["w"].as_float().unwrap(),
@@ -598,6 +757,20 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 nxt: 0,
                 una: 0,
                 srtt: None,
+                vegas: vegas.map(|phi| VegasCp {
+                    w: cc["w"].as_float().unwrap(),
+                    ln_phi: phi.ln(),
+                    history: cc["history"].as_integer().unwrap() as usize,
+                    marks: VecDeque::new(),
+                    marked: 0,
+                    slow_start: true,
+                    base: None,
+                    rtt_sum: 0.0,
+                    rtt_cnt: 0,
+                    round_mark: 0,
+                    grow: Grow::Not,
+                    inc_flag: true,
+                }),
             });
         }
     }
@@ -632,18 +805,56 @@ fn netsim(file: &str, rep: u32) -> Outcome {
         o.backlog[i] = l.backlog_mean_pkts();
         o.mark_prob[i] = l.mark_prob();
     }
+    o.rate = group_means(
+        out.flows
+            .iter()
+            .map(|f| (f.group.index(), f.throughput_bps().unwrap())),
+    );
     o
+}
+
+/// The mean of each group's values, groups in index order.
+fn group_means(per_flow: impl Iterator<Item = (usize, f64)>) -> Vec<f64> {
+    let mut sums: Vec<(f64, f64)> = Vec::new();
+    for (g, x) in per_flow {
+        if sums.len() <= g {
+            sums.resize(g + 1, (0.0, 0.0));
+        }
+        sums[g].0 += x;
+        sums[g].1 += 1.0;
+    }
+    sums.into_iter().map(|(s, n)| s / n).collect()
 }
 
 /// Both sides' `runs` runs of `file`, compared; returns the reference's
 /// mean utilisation of the two core links.
 fn compare(file: &str, runs: u32) -> [f64; 2] {
+    compare_with_rates(file, runs).0
+}
+
+/// [`compare`], also returning the reference's mean throughput per flow
+/// group (bits/s).
+fn compare_with_rates(file: &str, runs: u32) -> ([f64; 2], Vec<f64>) {
     let doc: toml::Table = file.parse().unwrap();
     let reference: Vec<Outcome> = (0..runs)
         .into_par_iter()
         .map(|k| reference(&doc, 0x5B_0000 + u64::from(k)))
         .collect();
     let engine: Vec<Outcome> = (0..runs).into_par_iter().map(|k| netsim(file, k)).collect();
+    let names: Vec<String> = doc["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["name"].as_str().unwrap().to_string())
+        .collect();
+    let mut rates = Vec::new();
+    for (g, name) in names.iter().enumerate() {
+        rates.push(same_mean(
+            &format!("{name} throughput"),
+            &reference.iter().map(|o| o.rate[g]).collect::<Vec<_>>(),
+            &engine.iter().map(|o| o.rate[g]).collect::<Vec<_>>(),
+        ));
+    }
     let mut means = [0.0; 2];
     for (i, link) in ["r1->r2", "r2->r3"].into_iter().enumerate() {
         let col = |v: &[Outcome], f: fn(&Outcome, usize) -> f64| -> Vec<f64> {
@@ -665,7 +876,7 @@ fn compare(file: &str, runs: u32) -> [f64; 2] {
             &col(&engine, |o, i| o.mark_prob[i]),
         );
     }
-    means
+    (means, rates)
 }
 
 #[test]
@@ -755,4 +966,40 @@ fn e1_vqm_utilisation_is_the_models_and_misses_table_5_1_1() {
     // Table 5.1.1: 94.1 % and 87.8 %; the file's checks allow 1 point. The
     // model as specified leaves link 1 idler than that.
     assert!(u[0] < 0.941 - 0.01, "reference link 1 {}", u[0]);
+}
+
+#[test]
+fn e1_rem_utilisation_is_the_models_and_misses_table_5_2_1() {
+    let (u, rates) = compare_with_rates(REM, 8);
+    // Table 5.2.1: 94.9 % and 93.2 %; the file's checks allow 1 point.
+    // Link 1 is within it; the model as specified keeps link 2 busier.
+    assert!((u[0] - 0.949).abs() <= 0.01, "reference link 1 {}", u[0]);
+    assert!(u[1] > 0.932 + 0.01, "reference link 2 {}", u[1]);
+    // Section 5.2.2: the w = 1 flows on path I get "slightly more" than
+    // their weighted proportionally fair rate (cwnd between 1 and 2). With
+    // each path's weights summing to the same total (4 x (1 + 2 + 4)), that
+    // optimum gives path III c / 3 and paths I and II 2c / 3 each, split in
+    // proportion to w: 2/3 x 96 Mb/s / 28 = 2.29 Mb/s for I-w100. The model
+    // as specified gives it less, as netsim does (2.13 Mb/s, 0.93 of it,
+    // measured 2026-11-28: about 267 packets/s over a 6.9-ms round trip, a
+    // window of 1.8 segments, between 1 and 2 as the thesis says).
+    let doc: toml::Table = REM.parse().unwrap();
+    let groups = doc["flows"].as_array().unwrap();
+    let path_w = |from: &str| -> f64 {
+        groups
+            .iter()
+            .filter(|g| g["from"].as_str() == Some(from))
+            .map(|g| g["count"].as_integer().unwrap() as f64 * g["cc"]["w"].as_float().unwrap())
+            .sum()
+    };
+    let total = path_w("s1");
+    assert_eq!((path_w("s4"), path_w("s5")), (total, total));
+    let c = bps(&doc["links"][0]["capacity"]);
+    assert_eq!(groups[0]["name"].as_str(), Some("I-w100"));
+    let optimum = 2.0 / 3.0 * c * groups[0]["cc"]["w"].as_float().unwrap() / total;
+    assert!(
+        rates[0] < optimum,
+        "reference I-w100 {} vs optimum {optimum}",
+        rates[0]
+    );
 }
