@@ -90,9 +90,12 @@ fn written_as(what: &str, value: f64, computed: f64, digits: i32) {
 struct E1 {
     c_pkts: f64,
     mss: f64,
-    /// Per path I, II, III: (flow groups' (count, cc, tcp), base RTT s).
-    paths: [(Vec<(f64, toml::Table, Option<toml::Table>)>, f64); 3],
+    /// Per path I, II, III: its flow groups and base RTT (s).
+    paths: [(Vec<Group>, f64); 3],
 }
+
+/// A flow group: its count, `cc` table and `tcp` table.
+type Group = (f64, toml::Table, Option<toml::Table>);
 
 fn e1(doc: &toml::Table) -> E1 {
     let links = doc["links"].as_array().unwrap();
