@@ -5,7 +5,10 @@
 //! thesis 97.9 % and 92.0 %; 81.2 % and 83.0 % with VQM, the thesis 94.1 %
 //! and 87.8 %; 95.3 % and 98.0 % with EPF, the thesis 93.4 % and 92.6 %;
 //! 94.7 % and 95.1 % with REM, the thesis 94.9 % and 93.2 %) netsim's, or
-//! the model's as the spec defines it?
+//! the model's as the spec defines it? And section 5.6.4's E3 with SBRM
+//! queues (e3-{tcprm,newreno-ecn}-sbrm[-oneway].toml: TCP/RM's 97 %
+//! utilisation two-way against Table 5.6.1's 94 %, NewReno-ECN's 23
+//! packets against 30.0)?
 //!
 //! The reference shares no code with the engine, the links, the transport or
 //! the controllers. It is a small event-driven model written from the spec
@@ -21,9 +24,14 @@
 //! from the last 50 ACKs' marks; see [`VegasCp`]); section 2.5's source
 //! (Key's rule, SBRM's variant 1): per unmarked ACK cwnd += kappa w RTT /
 //! cwnd, per marked ACK cwnd -= kappa, a real-valued window of which whole
-//! segments are sent; section 2.1's start (cwnd 1, ssthresh 32, one segment
+//! segments are sent; section 2.7's TCP/RM and the NewReno-ECN it is
+//! compared with, over RFC 3168's classic echo (ECE from a CE until a CWR,
+//! one reduction per round trip; see [`Source`]); section 2.1's start (cwnd 1, ssthresh 32, one segment
 //! more per ACK in slow start); E1's double bottleneck (section 4, Fig.
-//! 4.3.1, the hosts placed as the file's header says). The choices the spec
+//! 4.3.1, the hosts placed as the file's header says) and E3's single
+//! bottleneck (routes the fewest hops over the file's links, each flow
+//! starting at a uniform time within its `start_jitter`, data both ways
+//! where the file has it, so one queue holds data and the other way's ACKs). The choices the spec
 //! leaves open are taken as the scenario file and netsim's documented
 //! [INFERRED] rules state them, so that a difference is a difference of
 //! behaviour: b is the queue behind the leaving packet (link/sbrm.rs's
@@ -66,6 +74,17 @@
 //! within 0.85 (2026-11-28); a 1 % error in PC3's capacity term fails it, a
 //! 5 % change of kappa_bar does not (the equilibrium does not depend on the
 //! gain, and its transient is within the phase spread).
+//! E3 (no drops, no timeouts in either model): 20 replications a side
+//! two-way, 8 one-way, Welch's test as above. Measured (2026-11-28),
+//! two-way TCP/RM: utilisation 0.9738 / 0.9730 (reference, both
+//! directions) against 0.9728 / 0.9720, backlog 22.46 / 22.44 against 22.34
+//! / 22.33, marking 0.0161 / 0.0162 against 0.0163 / 0.0163, the six
+//! groups within |t| <= 2.1 (the 56-ms path's throughput varies by 30 %
+//! between replications on both sides); NewReno-ECN: 0.8788 against 0.8791,
+//! 23.06 against 23.10 packets, 0.0469 against 0.0463; one-way TCP/RM
+//! 0.9966 against 0.9968, 31.11 against 31.13 packets. It catches TCP/RM's
+//! w 10 % high (marking t 8.9) and counting the leaving packet in SBRM's b
+//! (backlog t -8.4).
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
@@ -83,6 +102,11 @@ const SBRM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-
 const VQM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-vqm.toml");
 const EPF: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-epf.toml");
 const REM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-rem.toml");
+const E3_TCPRM: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm.toml");
+const E3_NEWRENO: &str = include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm.toml");
+const E3_TCPRM_ONEWAY: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm-oneway.toml");
+const E3_NEWRENO_ONEWAY: &str =
+    include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm-oneway.toml");
 
 /// What one run measures on the two core links (r1->r2, r2->r3).
 #[derive(Clone, Debug, Default)]
@@ -168,7 +192,10 @@ struct Pkt {
     ack: bool,
     /// Send time of the data segment (echoed by its ACK).
     ts: Ps,
+    /// CE on data; on an ACK, the echo (ECE).
     ce: bool,
+    /// CWR on data (classic echo).
+    cwr: bool,
     hop: usize,
     bytes: f64,
     /// The byte position of its end in the current link's FIFO.
@@ -184,17 +211,49 @@ struct Flow {
     rx: f64,
     route: Vec<usize>,
     ack_route: Vec<usize>,
+    /// When it starts sending.
+    start: Ps,
     w: f64,
-    /// Key's rule (kappa) or the direct window update (kappa_bar).
-    direct: bool,
-    kappa: f64,
+    source: Source,
     cwnd: f64,
     ssthresh: f64,
     nxt: u64,
     una: u64,
     srtt: Option<f64>,
-    /// Vegas/CP's state, for its flows (then `direct` and `kappa` are unused).
-    vegas: Option<VegasCp>,
+    /// RFC 3168's classic echo (TCP/RM, NewReno-ECN): the sender's
+    /// `ecn_recover` (a new ECE counts once an ACK passes it) and pending
+    /// CWR, and the receiver's ECE state (set by CE, cleared by CWR).
+    ecn_recover: u64,
+    cwr_pending: bool,
+    ece: bool,
+}
+
+/// The source algorithm of a flow.
+enum Source {
+    /// Key's rule (SBRM's source variant 1, VQM's source): gain kappa.
+    Key { kappa: f64 },
+    /// CP-TCP's direct window update with the explicit price: kappa_bar.
+    Direct { kappa_bar: f64 },
+    /// Vegas/CP over 1-bit marks.
+    Vegas(VegasCp),
+    /// TCP/RM (spec 2.7, eqs. 5.6.1-5.6.2): NewReno, but in congestion
+    /// avoidance cwnd += kappa RTT w / cwnd per ACK without ECE and cwnd -=
+    /// kappa cwnd on the first ECE of a round trip (the classic echo's
+    /// reduction point), which also lowers ssthresh with the window (floor
+    /// one segment); an ECE in slow start halves as NewReno.
+    TcpRm { kappa: f64 },
+    /// NewReno with ECN (RFC 5681, RFC 3168): +1 per ACK in slow start, +1
+    /// / cwnd per ACK in congestion avoidance, none on an ECE ACK; the
+    /// reduction sets ssthresh = max(FlightSize / 2, 2) and cwnd to it.
+    NewReno,
+}
+
+impl Source {
+    /// True if the flow uses RFC 3168's classic echo (ECE until CWR), false
+    /// for a per-packet echo (every ACK carries its own segment's CE).
+    fn classic(&self) -> bool {
+        matches!(self, Source::TcpRm { .. } | Source::NewReno)
+    }
 }
 
 /// What the ACKs of a Vegas round do to the window.
@@ -254,6 +313,8 @@ enum Ev {
     Arrive(Pkt),
     /// A PC3 link's periodic price update.
     Tick(usize),
+    /// A flow starts (one that does not start at 0).
+    Start(usize),
 }
 
 /// Times double so that a transmission's end sorts before an arrival at the
@@ -274,6 +335,8 @@ struct Model {
     ack_bytes: f64,
     end: Ps,
     dropped: u64,
+    /// The two links measured (indices).
+    measure: [usize; 2],
 }
 
 impl Model {
@@ -376,12 +439,15 @@ impl Model {
                 return;
             }
             let first = fl.route[0];
+            let cwr = fl.cwr_pending;
+            self.flows[f].cwr_pending = false;
             self.flows[f].nxt += 1;
             let p = Pkt {
                 flow: f,
                 ack: false,
                 ts: now,
                 ce: false,
+                cwr,
                 hop: 0,
                 bytes: self.mss,
                 pos: 0.0,
@@ -401,7 +467,7 @@ impl Model {
             Some(s) => 0.875 * s + 0.125 * r,
         });
         let rtt = fl.srtt.unwrap();
-        if let Some(v) = fl.vegas.as_mut() {
+        if let Source::Vegas(v) = &mut fl.source {
             // The price estimate takes this ACK's echo first.
             v.marks.push_back(p.ce);
             v.marked += usize::from(p.ce);
@@ -458,12 +524,45 @@ impl Model {
             self.send(p.flow, now);
             return;
         }
-        let delta = if fl.direct {
-            fl.kappa * (fl.w * rtt / fl.cwnd - p.price)
-        } else if p.ce {
-            -fl.kappa
-        } else {
-            fl.kappa * fl.w * rtt / fl.cwnd
+        let classic = match fl.source {
+            Source::TcpRm { kappa } => Some(Some(kappa)),
+            Source::NewReno => Some(None),
+            _ => None,
+        };
+        if let Some(rm) = classic {
+            // Byte-exact ssthresh after TCP/RM's moves (the window's bytes).
+            let floor_bytes = |c: f64| (c * 1000.0).floor() / 1000.0;
+            if !p.ce {
+                if fl.cwnd < fl.ssthresh {
+                    fl.cwnd += 1.0;
+                } else if let Some(kappa) = rm {
+                    fl.cwnd = (fl.cwnd + kappa * rtt * fl.w / fl.cwnd).max(1.0);
+                    fl.ssthresh = fl.ssthresh.min(floor_bytes(fl.cwnd));
+                } else {
+                    fl.cwnd += 1.0 / fl.cwnd;
+                }
+            } else if fl.una > fl.ecn_recover {
+                match rm {
+                    Some(kappa) if fl.cwnd >= fl.ssthresh => {
+                        fl.cwnd = (fl.cwnd - kappa * fl.cwnd).max(1.0);
+                        fl.ssthresh = fl.ssthresh.min(floor_bytes(fl.cwnd));
+                    }
+                    _ => {
+                        fl.ssthresh = (in_flight as f64 / 2.0).max(2.0);
+                        fl.cwnd = fl.ssthresh;
+                    }
+                }
+                fl.ecn_recover = fl.nxt;
+                fl.cwr_pending = true;
+            }
+            self.send(p.flow, now);
+            return;
+        }
+        let delta = match fl.source {
+            Source::Direct { kappa_bar } => kappa_bar * (fl.w * rtt / fl.cwnd - p.price),
+            Source::Key { kappa } if p.ce => -kappa,
+            Source::Key { kappa } => kappa * fl.w * rtt / fl.cwnd,
+            _ => unreachable!(),
         };
         if fl.cwnd < fl.ssthresh && delta >= 0.0 {
             fl.cwnd += 1.0;
@@ -488,7 +587,10 @@ impl Model {
             }
         }
         for f in 0..self.flows.len() {
-            self.send(f, 0);
+            match self.flows[f].start {
+                0 => self.send(f, 0),
+                t => self.ev.push(key(t, false), Ev::Start(f)),
+            }
         }
         while let Some((k, e)) = self.ev.pop() {
             let now = k / 2;
@@ -496,6 +598,7 @@ impl Model {
                 break;
             }
             match e {
+                Ev::Start(f) => self.send(f, now),
                 Ev::Tick(l) => {
                     let waiting = self.links[l].queue.len() as f64;
                     if let Marker::Pc3 {
@@ -542,11 +645,23 @@ impl Model {
                     } else {
                         self.flows[p.flow].rx += p.bytes;
                         let first = self.flows[p.flow].ack_route[0];
+                        let fl = &mut self.flows[p.flow];
+                        let ce = if fl.source.classic() {
+                            // RFC 3168 section 6.1.3: CWR before CE.
+                            if p.cwr {
+                                fl.ece = false;
+                            }
+                            fl.ece |= p.ce;
+                            fl.ece
+                        } else {
+                            p.ce
+                        };
                         let a = Pkt {
                             flow: p.flow,
                             ack: true,
                             ts: p.ts,
-                            ce: p.ce,
+                            ce,
+                            cwr: false,
                             hop: 0,
                             bytes: self.ack_bytes,
                             pos: 0.0,
@@ -563,7 +678,7 @@ impl Model {
         }
         let secs = as_secs(self.end);
         let mut o = Outcome::default();
-        for (i, l) in [CORE1, CORE2].into_iter().enumerate() {
+        for (i, l) in self.measure.into_iter().enumerate() {
             let k = &self.links[l];
             o.utilisation[i] = k.departed * 8.0 / (k.bps * secs);
             o.backlog[i] = k.area / self.end as f64;
@@ -574,9 +689,20 @@ impl Model {
     }
 }
 
-// Link indices: the file's eight links, then their reverse directions.
-const CORE1: usize = 0; // r1 -> r2
-const CORE2: usize = 1; // r2 -> r3
+/// The two links a file's test measures, by name: E1's core links (r1->r2
+/// and r2->r3), or a single bottleneck's two directions (E3: r1->r2 and
+/// r2->r1).
+fn measured(doc: &toml::Table) -> [String; 2] {
+    let links = doc["links"].as_array().unwrap();
+    let has = |a: &str, b: &str| {
+        links
+            .iter()
+            .any(|l| l["from"].as_str() == Some(a) && l["to"].as_str() == Some(b))
+    };
+    assert!(has("r1", "r2"));
+    let second = if has("r2", "r3") { "r2->r3" } else { "r2->r1" };
+    ["r1->r2".to_string(), second.to_string()]
+}
 
 /// The reference model of `doc` with seed `seed`.
 fn reference(doc: &toml::Table, seed: u64) -> Outcome {
@@ -587,40 +713,48 @@ fn reference(doc: &toml::Table, seed: u64) -> Outcome {
 /// `phase` later than every interval's end.
 fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
     let links = doc["links"].as_array().unwrap();
-    let name = |i: usize| {
-        let l = &links[i];
-        format!(
-            "{}->{}",
-            l["from"].as_str().unwrap(),
-            l["to"].as_str().unwrap()
-        )
+    let n = links.len();
+    // Link i < n is the file's links[i] (from -> to), link n + i its reverse.
+    let ends = |i: usize| -> (&str, &str) {
+        let l = &links[i % n];
+        let (a, b) = (l["from"].as_str().unwrap(), l["to"].as_str().unwrap());
+        if i < n {
+            (a, b)
+        } else {
+            (b, a)
+        }
     };
-    let idx = |n: &str| -> usize {
-        (0..links.len()).find(|&i| name(i) == n).unwrap_or_else(|| {
-            (0..links.len())
-                .find(|&i| {
-                    format!(
-                        "{}->{}",
-                        links[i]["to"].as_str().unwrap(),
-                        links[i]["from"].as_str().unwrap()
-                    ) == n
-                })
-                .map(|i| i + links.len())
-                .unwrap_or_else(|| panic!("no link {n}"))
-        })
+    let idx = |from: &str, to: &str| -> usize {
+        (0..2 * n)
+            .find(|&i| ends(i) == (from, to))
+            .unwrap_or_else(|| panic!("no link {from}->{to}"))
     };
-    assert_eq!(
-        (name(CORE1).as_str(), name(CORE2).as_str()),
-        ("r1->r2", "r2->r3")
-    );
-    let algo = links[CORE1]["algo"].as_table().unwrap();
-    assert_eq!(links[CORE2]["algo"].as_table(), Some(algo));
+    // Each direction's algorithm: the link's `algo` (none: drop-tail), the
+    // reverse direction's `reverse.algo` if given, else the same as the
+    // forward one (as the scenario language documents).
+    let algo_of = |i: usize| -> Option<&toml::Table> {
+        let l = &links[i % n];
+        let fwd = l.get("algo").and_then(|a| a.as_table());
+        if i < n {
+            fwd
+        } else {
+            match l.get("reverse") {
+                Some(r) => r.get("algo").and_then(|a| a.as_table()),
+                None => fwd,
+            }
+        }
+    };
     let mut tick = 0;
-    if algo["kind"].as_str() == Some("rem") {
-        tick = ps(secs(&algo["interval"]));
+    for i in 0..2 * n {
+        if let Some(a) = algo_of(i).filter(|a| a["kind"].as_str() == Some("rem")) {
+            let t = ps(secs(&a["interval"]));
+            assert!(tick == 0 || tick == t, "one PC3 interval");
+            tick = t;
+        }
     }
-    let core = |capacity_bps: f64| -> Marker {
+    let marker = |algo: &toml::Table, capacity_bps: f64| -> Marker {
         match algo["kind"].as_str() {
+            Some("drop_tail") => Marker::None,
             Some("rem") => {
                 assert_eq!(algo["price_rule"].as_str(), Some("pc3"));
                 assert!(algo.get("mark_at").is_none(), "marks on departure");
@@ -644,6 +778,12 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 }
             }
             Some("sbrm") => {
+                for k in algo.keys() {
+                    assert!(
+                        ["kind", "b0", "q_max"].contains(&k.as_str()),
+                        "the reference has SBRM's defaults only, not {k}"
+                    );
+                }
                 let b0 = algo["b0"].as_float().unwrap();
                 let q_max = algo["q_max"].as_float().unwrap();
                 Marker::Sbrm {
@@ -673,20 +813,20 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
             other => panic!("unexpected core algo {other:?}"),
         }
     };
-    let mut model_links = Vec::new();
-    for pass in 0..2 {
-        for (i, l) in links.iter().enumerate() {
-            let buf = l["buffer"].as_str().unwrap();
+    let model_links: Vec<Link> = (0..2 * n)
+        .map(|i| {
+            let l = &links[i % n];
             let capacity = bps(&l["capacity"]);
-            model_links.push(Link {
+            Link {
                 bps: capacity,
                 delay: ps(secs(&l["delay"])),
-                buffer: buf.trim_end_matches("pkt").parse().unwrap(),
-                marker: if pass == 0 && (i == CORE1 || i == CORE2) {
-                    core(capacity)
-                } else {
-                    Marker::None
-                },
+                buffer: l["buffer"]
+                    .as_str()
+                    .unwrap()
+                    .trim_end_matches("pkt")
+                    .parse()
+                    .unwrap(),
+                marker: algo_of(i).map_or(Marker::None, |a| marker(a, capacity)),
                 queue: VecDeque::new(),
                 busy: false,
                 departed: 0.0,
@@ -694,86 +834,135 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 marked: 0,
                 area: 0.0,
                 last: 0,
-            });
+            }
+        })
+        .collect();
+    // A flow's route: the fewest hops from its host to the other over the
+    // file's links (breadth-first; the topologies here are trees).
+    let route = |from: &str, to: &str| -> Vec<usize> {
+        let mut via: Vec<(String, Option<usize>)> = vec![(from.to_string(), None)];
+        let mut k = 0;
+        while via[k].0 != to {
+            let here = via[k].0.clone();
+            for i in 0..2 * n {
+                let (a, b) = ends(i);
+                if a == here && !via.iter().any(|(v, _)| v == b) {
+                    via.push((b.to_string(), Some(k)));
+                }
+            }
+            k += 1;
+            assert!(k < via.len(), "no route {from} -> {to}");
         }
-    }
-    // Routes between the hosts (the nodes each flow names), over the file's
-    // links: a data route and the ACKs' route back.
-    let path = |hops: &[&str]| -> Vec<usize> {
-        hops.windows(2)
-            .map(|h| idx(&format!("{}->{}", h[0], h[1])))
-            .collect()
+        let mut hops = Vec::new();
+        while let Some(parent) = via[k].1 {
+            hops.push(idx(&via[parent].0, &via[k].0));
+            k = parent;
+        }
+        hops.reverse();
+        hops
     };
+    let mut starts = SplitMix(seed ^ 0x5747_4152_5453);
     let mut flows = Vec::new();
     let groups = doc["flows"].as_array().unwrap();
     let mss = bytes(&groups[0]["packet_size"]);
     for (gi, g) in groups.iter().enumerate() {
         assert_eq!(bytes(&g["packet_size"]), mss, "one packet size");
         let (from, to) = (g["from"].as_str().unwrap(), g["to"].as_str().unwrap());
-        let nodes: Vec<&str> = match (from, to) {
-            ("s1", "s3") => vec!["s1", "r1", "r2", "s3"],
-            ("s4", "s2") => vec!["s4", "r2", "r3", "s2"],
-            ("s5", "s6") => vec!["s5", "r1", "r2", "r3", "s6"],
-            other => panic!("unexpected flow {other:?}"),
-        };
-        let back: Vec<&str> = nodes.iter().rev().copied().collect();
+        let jitter = g.get("start_jitter").map_or(0.0, secs);
         let cc = g["cc"].as_table().unwrap();
-        // Key's rule (VQM's and SBRM's source) or CP-TCP's direct update
-        // with the explicit price.
-        let vegas = (cc["kind"].as_str() == Some("vegas_cp")).then(|| {
-            assert_eq!(cc["feedback"].as_str(), Some("one_bit"));
+        let only = |keys: &[&str]| {
             for k in cc.keys() {
                 assert!(
-                    ["kind", "w", "feedback", "phi", "history"].contains(&k.as_str()),
-                    "the reference has Vegas/CP's defaults only, not {k}"
+                    keys.contains(&k.as_str()),
+                    "the reference has this source's defaults only, not {k}"
                 );
             }
-            cc["phi"].as_float().unwrap()
-        });
-        let (direct, kappa) = match cc["kind"].as_str() {
-            Some("vegas_cp") => (false, 0.0),
-            Some("sbrm") => {
-                assert_eq!(cc["variant"].as_str(), Some("key"));
-                (false, cc["kappa"].as_float().unwrap())
+        };
+        if let Some(tcp) = g.get("tcp").and_then(|t| t.as_table()) {
+            assert!(
+                tcp.keys().all(|k| k == "ecn"),
+                "the reference's transport has no other keys"
+            );
+        }
+        let ecn = g
+            .get("tcp")
+            .and_then(|t| t.get("ecn"))
+            .and_then(|e| e.as_bool())
+            == Some(true);
+        let make = || -> Source {
+            match cc["kind"].as_str() {
+                Some("vegas_cp") => {
+                    only(&["kind", "w", "feedback", "phi", "history"]);
+                    assert_eq!(cc["feedback"].as_str(), Some("one_bit"));
+                    Source::Vegas(VegasCp {
+                        w: cc["w"].as_float().unwrap(),
+                        ln_phi: cc["phi"].as_float().unwrap().ln(),
+                        history: cc["history"].as_integer().unwrap() as usize,
+                        marks: VecDeque::new(),
+                        marked: 0,
+                        slow_start: true,
+                        base: None,
+                        rtt_sum: 0.0,
+                        rtt_cnt: 0,
+                        round_mark: 0,
+                        grow: Grow::Not,
+                        inc_flag: true,
+                    })
+                }
+                Some("sbrm") => {
+                    assert_eq!(cc["variant"].as_str(), Some("key"));
+                    Source::Key {
+                        kappa: cc["kappa"].as_float().unwrap(),
+                    }
+                }
+                Some("cp_tcp") => {
+                    assert_eq!(cc["feedback"].as_str(), Some("explicit"));
+                    assert!(cc.get("max_step").is_none() && cc.get("slow_start").is_none());
+                    Source::Direct {
+                        kappa_bar: cc["kappa_bar"].as_float().unwrap(),
+                    }
+                }
+                Some("tcp_rm") => {
+                    only(&["kind", "kappa", "w"]);
+                    assert!(ecn, "TCP/RM reacts to ECN");
+                    Source::TcpRm {
+                        kappa: cc["kappa"].as_float().unwrap(),
+                    }
+                }
+                Some("new_reno") => {
+                    only(&["kind", "initial_window", "initial_ssthresh"]);
+                    assert_eq!(cc["initial_window"].as_integer(), Some(1));
+                    assert_eq!(cc["initial_ssthresh"].as_integer(), Some(32));
+                    assert!(ecn, "NewReno-ECN");
+                    Source::NewReno
+                }
+                other => panic!("unexpected source {other:?}"),
             }
-            Some("cp_tcp") => {
-                assert_eq!(cc["feedback"].as_str(), Some("explicit"));
-                assert!(cc.get("max_step").is_none() && cc.get("slow_start").is_none());
-                (true, cc["kappa_bar"].as_float().unwrap())
-            }
-            other => panic!("unexpected source {other:?}"),
         };
         for _ in 0..g["count"].as_integer().unwrap() {
             flows.push(Flow {
                 group: gi,
                 rx: 0.0,
-                route: path(&nodes),
-                ack_route: path(&back),
-                w: cc["w"].as_float().unwrap(),
-                direct,
-                kappa,
+                route: route(from, to),
+                ack_route: route(to, from),
+                start: ps(jitter * starts.unit()),
+                w: cc.get("w").and_then(|w| w.as_float()).unwrap_or(0.0),
+                source: make(),
                 cwnd: 1.0,
                 ssthresh: 32.0,
                 nxt: 0,
                 una: 0,
                 srtt: None,
-                vegas: vegas.map(|phi| VegasCp {
-                    w: cc["w"].as_float().unwrap(),
-                    ln_phi: phi.ln(),
-                    history: cc["history"].as_integer().unwrap() as usize,
-                    marks: VecDeque::new(),
-                    marked: 0,
-                    slow_start: true,
-                    base: None,
-                    rtt_sum: 0.0,
-                    rtt_cnt: 0,
-                    round_mark: 0,
-                    grow: Grow::Not,
-                    inc_flag: true,
-                }),
+                ecn_recover: 0,
+                cwr_pending: false,
+                ece: false,
             });
         }
     }
+    let measure = measured(doc).map(|name| {
+        let (a, b) = name.split_once("->").unwrap();
+        idx(a, b)
+    });
     let m = Model {
         links: model_links,
         flows,
@@ -785,22 +974,21 @@ fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         ack_bytes: default_ack_bytes(),
         end: ps(secs(&doc["run"]["duration"])),
         dropped: 0,
+        measure,
     };
     let (o, dropped) = m.run();
-    assert_eq!(
-        dropped, 0,
-        "the reference drops nothing (2000-packet buffers)"
-    );
+    assert_eq!(dropped, 0, "the reference drops nothing");
     o
 }
 
 /// One netsim run of `file`, replication `rep`.
 fn netsim(file: &str, rep: u32) -> Outcome {
-    let r = Resolved::parse(file, "e1").unwrap();
+    let r = Resolved::parse(file, "pricing").unwrap();
     let out = r.build(r.scenario.run.seed, rep).unwrap().run();
     let mut o = Outcome::default();
-    for (i, n) in ["r1->r2", "r2->r3"].into_iter().enumerate() {
-        let l = out.links.iter().find(|l| l.name == n).unwrap();
+    let doc: toml::Table = file.parse().unwrap();
+    for (i, n) in measured(&doc).iter().enumerate() {
+        let l = out.links.iter().find(|l| &l.name == n).unwrap();
         o.utilisation[i] = l.utilisation();
         o.backlog[i] = l.backlog_mean_pkts();
         o.mark_prob[i] = l.mark_prob();
@@ -826,62 +1014,56 @@ fn group_means(per_flow: impl Iterator<Item = (usize, f64)>) -> Vec<f64> {
     sums.into_iter().map(|(s, n)| s / n).collect()
 }
 
-/// Both sides' `runs` runs of `file`, compared; returns the reference's
-/// mean utilisation of the two core links.
-fn compare(file: &str, runs: u32) -> [f64; 2] {
-    compare_with_rates(file, runs).0
-}
-
-/// [`compare`], also returning the reference's mean throughput per flow
-/// group (bits/s).
-fn compare_with_rates(file: &str, runs: u32) -> ([f64; 2], Vec<f64>) {
+/// Both sides' `runs` runs of `file`, compared (Welch's test on each
+/// measured link's utilisation, backlog and marking probability and on each
+/// flow group's throughput); returns the reference's means.
+fn compare(file: &str, runs: u32) -> Outcome {
     let doc: toml::Table = file.parse().unwrap();
     let reference: Vec<Outcome> = (0..runs)
         .into_par_iter()
         .map(|k| reference(&doc, 0x5B_0000 + u64::from(k)))
         .collect();
     let engine: Vec<Outcome> = (0..runs).into_par_iter().map(|k| netsim(file, k)).collect();
-    let names: Vec<String> = doc["flows"]
+    let names: Vec<&str> = doc["flows"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|g| g["name"].as_str().unwrap().to_string())
+        .map(|g| g["name"].as_str().unwrap())
         .collect();
-    let mut rates = Vec::new();
+    let mut means = Outcome::default();
     for (g, name) in names.iter().enumerate() {
-        rates.push(same_mean(
+        means.rate.push(same_mean(
             &format!("{name} throughput"),
             &reference.iter().map(|o| o.rate[g]).collect::<Vec<_>>(),
             &engine.iter().map(|o| o.rate[g]).collect::<Vec<_>>(),
         ));
     }
-    let mut means = [0.0; 2];
-    for (i, link) in ["r1->r2", "r2->r3"].into_iter().enumerate() {
+    for (i, link) in measured(&doc).iter().enumerate() {
         let col = |v: &[Outcome], f: fn(&Outcome, usize) -> f64| -> Vec<f64> {
             v.iter().map(|o| f(o, i)).collect()
         };
-        means[i] = same_mean(
+        means.utilisation[i] = same_mean(
             &format!("{link} utilisation"),
             &col(&reference, |o, i| o.utilisation[i]),
             &col(&engine, |o, i| o.utilisation[i]),
         );
-        same_mean(
+        means.backlog[i] = same_mean(
             &format!("{link} backlog"),
             &col(&reference, |o, i| o.backlog[i]),
             &col(&engine, |o, i| o.backlog[i]),
         );
-        same_mean(
+        means.mark_prob[i] = same_mean(
             &format!("{link} mark_prob"),
             &col(&reference, |o, i| o.mark_prob[i]),
             &col(&engine, |o, i| o.mark_prob[i]),
         );
     }
-    (means, rates)
+    means
 }
 
 #[test]
 fn e1_sbrm_utilisation_is_the_models_and_misses_table_5_4_1() {
-    let u = compare(SBRM, 8);
+    let u = compare(SBRM, 8).utilisation;
     // Table 5.4.1: 97.9 % and 92.0 %; the file's checks allow 1 point. The
     // model as specified keeps both links busier than that.
     assert!(u[0] > 0.979 + 0.01, "reference link 1 {}", u[0]);
@@ -895,7 +1077,7 @@ fn compare_one(file: &str, tol: [f64; 3]) -> [f64; 2] {
     let doc: toml::Table = file.parse().unwrap();
     let (a, b) = (reference(&doc, 0x5B_0000), netsim(file, 0));
     for i in 0..2 {
-        let link = ["r1->r2", "r2->r3"][i];
+        let link = &measured(&doc)[i];
         for (what, x, y, t) in [
             ("utilisation", a.utilisation[i], b.utilisation[i], tol[0]),
             ("backlog", a.backlog[i], b.backlog[i], tol[1]),
@@ -931,8 +1113,7 @@ fn e1_epf_utilisation_is_the_models_and_misses_table_4_3_3() {
         .collect();
     let n = netsim(EPF, 0);
     let mut u = [0.0; 2];
-    for i in 0..2 {
-        let link = ["r1->r2", "r2->r3"][i];
+    for (i, link) in measured(&doc).iter().enumerate() {
         for (what, f, floor) in [
             (
                 "utilisation",
@@ -970,7 +1151,11 @@ fn e1_vqm_utilisation_is_the_models_and_misses_table_5_1_1() {
 
 #[test]
 fn e1_rem_utilisation_is_the_models_and_misses_table_5_2_1() {
-    let (u, rates) = compare_with_rates(REM, 8);
+    let Outcome {
+        utilisation: u,
+        rate: rates,
+        ..
+    } = compare(REM, 8);
     // Table 5.2.1: 94.9 % and 93.2 %; the file's checks allow 1 point.
     // Link 1 is within it; the model as specified keeps link 2 busier.
     assert!((u[0] - 0.949).abs() <= 0.01, "reference link 1 {}", u[0]);
@@ -1002,4 +1187,37 @@ fn e1_rem_utilisation_is_the_models_and_misses_table_5_2_1() {
         "reference I-w100 {} vs optimum {optimum}",
         rates[0]
     );
+}
+
+#[test]
+fn e3_tcprm_sbrm_two_way_utilisation_is_the_models_and_misses_table_5_6_1() {
+    // 20 replications a side: the per-path throughputs vary widely between
+    // replications (the deterministic ACK clocks lock in phase, README
+    // "E3"), and 8 left the comparison weak there.
+    let u = compare(E3_TCPRM, 20).utilisation;
+    // Table 5.6.1: TCP/RM 94 %; the file's check allows 2 points. The model
+    // as specified keeps the link busier. (Its occupancy, 22.5 packets
+    // against 27.7 +- 20 %, is at the tolerance's edge on both sides and is
+    // not asserted here.)
+    assert!(u[0] > 0.94 + 0.02, "reference {}", u[0]);
+}
+
+#[test]
+fn e3_newreno_ecn_sbrm_two_way_occupancy_is_the_models_and_misses_table_5_6_1() {
+    let b = compare(E3_NEWRENO, 20).backlog[0];
+    // Table 5.6.1: NewReno-ECN, 30.0 packets; the file's check allows 20 %.
+    // The model as specified queues less. (Its utilisation, 87.9 % against
+    // 90 +- 2, is at the tolerance's edge and is not asserted here.)
+    assert!(b < 30.0 * 0.8, "reference occupancy {b}");
+}
+
+#[test]
+fn e3_sbrm_one_way_is_the_models() {
+    // The other reading of "bidirectional" (10 one-way connections per
+    // path): the link is busier still (99.7 % TCP/RM, 98.0 % NewReno-ECN
+    // against the thesis's 94 % and 90 %).
+    for file in [E3_TCPRM_ONEWAY, E3_NEWRENO_ONEWAY] {
+        let u = compare(file, 8).utilisation;
+        assert!(u[0] > 0.94 + 0.02, "reference {}", u[0]);
+    }
 }

@@ -125,6 +125,13 @@ pub fn same_mean(what: &str, a: &[f64], b: &[f64]) -> f64 {
     let (na, nb) = (a.len() as f64, b.len() as f64);
     let (sa, sb) = (sum_a.sd.powi(2) / na, sum_b.sd.powi(2) / nb);
     let se = (sa + sb).sqrt();
+    if se == 0.0 {
+        // Both sides constant (e.g. no marks on a link that carries only
+        // ACKs): the means must be equal.
+        eprintln!("{what}: reference {ma:.5}, netsim {mb:.5} (no spread)");
+        assert_eq!(ma, mb, "{what}");
+        return ma;
+    }
     // Welch-Satterthwaite degrees of freedom, rounded down.
     let df = ((sa + sb).powi(2) / (sa * sa / (na - 1.0) + sb * sb / (nb - 1.0))).floor();
     let crit = t_quantile(0.9999, df as usize);
