@@ -1,0 +1,79 @@
+# The TCP side of Damm (2001)'s E7 (../e07-random-loss.toml) in ns-2.35:
+# 25 NewReno flows alone under Bernoulli loss, to compare netsim's TCP with
+# the simulator the thesis ran (README.md, "Open misses", E7). Written for
+# this project against ns-2's documented Tcl API; ns-2 is not part of netsim.
+#
+#   apt-get install ns2        # Debian's ns2 2.35+dfsg-5: /usr/bin/ns
+#   ns tcp-random-loss.tcl LOSS SEED ERA WINDOW
+#
+# LOSS: the packet loss rate on the bottleneck's data direction (ns-2's
+# ErrorModel, per packet). ERA: "2.35" (ns-2.35's defaults: 10-ms ticks,
+# minrto_ 0.2 s) or "2001" (the defaults of the thesis's time, before
+# ns-default.tcl's dated changes: tcpTick_ 0.1 s, no minrto_ (two ticks),
+# rtxcur_init_ 6 s, maxrto_ 64 s, windowInit_ 1). WINDOW: Agent/TCP's
+# window_ (ns-2's default 20; 100000 for none).
+# Set-up as the file's: r1 -> r2 200 Mb/s, 48 ms, 2000-packet queue; access
+# links 1 Gb/s, 1 ms; 1000-B packets on the wire (packetSize_ 960 + 40);
+# Agent/TCP/Newreno with Agent/TCPSink (one ACK per segment); FTP sources
+# starting at U[0, 10) s; 300 s. Prints the mean packets acknowledged per
+# flow per second.
+set loss [lindex $argv 0]
+set seed [lindex $argv 1]
+set era [lindex $argv 2]
+set win [lindex $argv 3]
+set ns [new Simulator]
+global defaultRNG
+$defaultRNG seed $seed
+set rng [new RNG]
+$rng seed $seed
+set uni [new RandomVariable/Uniform]
+$uni use-rng $rng
+Agent/TCP set packetSize_ 960
+Agent/TCP set window_ $win
+if {$era == "2001"} {
+    Agent/TCP set tcpTick_ 0.1
+    Agent/TCP set minrto_ 0
+    Agent/TCP set rtxcur_init_ 6.0
+    Agent/TCP set maxrto_ 64
+    Agent/TCP set windowInit_ 1
+}
+set r1 [$ns node]
+set r2 [$ns node]
+$ns duplex-link $r1 $r2 200Mb 48ms DropTail
+$ns queue-limit $r1 $r2 2000
+set em [new ErrorModel]
+$em unit pkt
+$em set rate_ $loss
+set erng [new RNG]
+$erng seed [expr $seed + 1000]
+set ev [new RandomVariable/Uniform]
+$ev use-rng $erng
+$em ranvar $ev
+$em drop-target [new Agent/Null]
+$ns lossmodel $em $r1 $r2
+for {set i 0} {$i < 25} {incr i} {
+    set s($i) [$ns node]
+    set d($i) [$ns node]
+    $ns duplex-link $s($i) $r1 1000Mb 1ms DropTail
+    $ns queue-limit $s($i) $r1 2000
+    $ns duplex-link $r2 $d($i) 1000Mb 1ms DropTail
+    set tcp($i) [new Agent/TCP/Newreno]
+    $ns attach-agent $s($i) $tcp($i)
+    set sink($i) [new Agent/TCPSink]
+    $ns attach-agent $d($i) $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    set ftp($i) [new Application/FTP]
+    $ftp($i) attach-agent $tcp($i)
+    $uni set min_ 0.0
+    $uni set max_ 10.0
+    $ns at [$uni value] "$ftp($i) start"
+}
+proc finish {} {
+    global tcp loss seed era win
+    set tot 0
+    for {set i 0} {$i < 25} {incr i} { set tot [expr $tot + [$tcp($i) set ack_]] }
+    puts "loss $loss seed $seed era $era window $win pkts_per_flow_per_s [expr $tot / 25.0 / 300.0]"
+    exit 0
+}
+$ns at 300.0 "finish"
+$ns run
