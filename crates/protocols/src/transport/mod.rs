@@ -24,6 +24,7 @@ use sim_core::{Bytes, ParamError, SimDuration};
 pub mod ack_delay;
 pub mod pacer;
 pub mod rtt;
+pub mod rtt_ns2;
 pub mod sack;
 pub mod sink;
 pub mod window;
@@ -95,8 +96,16 @@ pub struct TcpConfig {
     /// ACK's RTT either way.
     pub rtt_samples: RttSampling,
     /// Clock granularity G in `RTO = SRTT + max(G, 4 RTTVAR)`. Default 0
-    /// (a simulator's clock is exact; RFC 6298 section 2.2).
+    /// (a simulator's clock is exact; RFC 6298 section 2.2). With
+    /// `rto_estimator = "ns2"`, ns-2's timer tick `tcpTick_` (> 0).
     pub clock_granularity: SimDuration,
+    /// The RTO estimator: `"rfc6298"` (default) or `"ns2"`, ns-2's
+    /// `Agent/TCP` timer (integer ticks of `clock_granularity`, samples
+    /// counted in tick boundaries from a per-flow clock phase, a floor of
+    /// two ticks; `min_rto` is `minrto_` and may then be 0, `initial_rto`
+    /// `rtxcur_init_`, `max_rto` `maxrto_`): for reproducing studies run on
+    /// ns-2 ([`rtt_ns2`] lists the defaults of each ns-2 era).
+    pub rto_estimator: RtoEstimator,
     /// Receiver's advertised window, segments (>= 1); the sender never has more
     /// than this outstanding. Default: unlimited (like ns-2 with a large `window_`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,6 +156,17 @@ pub struct TcpConfig {
     pub pacing: PacingMode,
 }
 
+/// The retransmission-timeout estimator ([`TcpConfig::rto_estimator`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimator {
+    /// RFC 6298 ([`rtt::RttEstimator`]).
+    #[default]
+    Rfc6298,
+    /// ns-2's `Agent/TCP` timer ([`rtt_ns2::Ns2Rto`]).
+    Ns2,
+}
+
 /// Which ACKs feed the RTO estimator ([`TcpConfig::rtt_samples`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -176,6 +196,7 @@ impl Default for TcpConfig {
             min_rto: SimDuration::from_secs(1),
             max_rto: SimDuration::from_secs(60),
             clock_granularity: SimDuration::ZERO,
+            rto_estimator: RtoEstimator::Rfc6298,
             rtt_samples: RttSampling::EveryAck,
             rwnd_pkts: None,
             reliable: true,
@@ -223,8 +244,18 @@ impl TcpConfig {
                 "must be >= 1 duplicate ACK",
             ));
         }
-        if self.min_rto == SimDuration::ZERO {
-            return Err(ParamError::new("min_rto", "must be > 0"));
+        let ns2 = self.rto_estimator == RtoEstimator::Ns2;
+        if self.min_rto == SimDuration::ZERO && !ns2 {
+            return Err(ParamError::new(
+                "min_rto",
+                "must be > 0 (0 only with rto_estimator = \"ns2\", whose floor is two ticks)",
+            ));
+        }
+        if ns2 && self.clock_granularity == SimDuration::ZERO {
+            return Err(ParamError::new(
+                "clock_granularity",
+                "must be > 0 with rto_estimator = \"ns2\": it is ns-2's tcpTick_ (0.1 s before 2002, 0.01 s since)",
+            ));
         }
         if self.min_rto > self.max_rto {
             return Err(ParamError::new(
@@ -366,6 +397,13 @@ mod tests {
                     ..d.clone()
                 },
                 "min_rto",
+            ),
+            (
+                TcpConfig {
+                    rto_estimator: RtoEstimator::Ns2,
+                    ..d.clone()
+                },
+                "clock_granularity",
             ),
             (
                 TcpConfig {

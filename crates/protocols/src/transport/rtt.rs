@@ -27,7 +27,8 @@
 
 use sim_core::{AckInfo, ParamError, RtoStats, SimDuration, SimTime};
 
-use super::{RttSampling, TcpConfig};
+use super::rtt_ns2::Ns2Rto;
+use super::{RtoEstimator, RttSampling, TcpConfig};
 
 /// Which ACKs feed the RTO estimator ([`TcpConfig::rtt_samples`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -92,6 +93,8 @@ pub struct RttEstimator {
     min_rto: SimDuration,
     max_rto: SimDuration,
     granularity: SimDuration,
+    /// ns-2's estimator in place of RFC 6298's (`tcp.rto_estimator = "ns2"`).
+    ns2: Option<Ns2Rto>,
     /// Every RTO in force after a sample or a backoff (the flows table's
     /// `rto_min_s`, `rto_mean_s`, `rto_max_s`).
     stats: RtoTally,
@@ -141,7 +144,23 @@ impl RttEstimator {
             min_rto: cfg.min_rto,
             max_rto: cfg.max_rto,
             granularity: cfg.clock_granularity,
+            ns2: (cfg.rto_estimator == RtoEstimator::Ns2)
+                .then(|| Ns2Rto::new(cfg.clock_granularity.as_ps())),
             stats: RtoTally::default(),
+        }
+    }
+
+    /// ns-2's tick, if this is ns-2's estimator (its clock phase is drawn
+    /// per flow: [`RttEstimator::set_clock_phase`]).
+    pub fn ns2_tick(&self) -> Option<SimDuration> {
+        self.ns2.map(|n| SimDuration::from_ps(n.tick()))
+    }
+
+    /// Set ns-2's per-agent clock phase (`boot_time_`); no effect with
+    /// RFC 6298's estimator.
+    pub fn set_clock_phase(&mut self, phase: SimDuration) {
+        if let Some(n) = &mut self.ns2 {
+            n.set_boot(phase.as_ps());
         }
     }
 
@@ -158,9 +177,19 @@ impl RttEstimator {
         })
     }
 
-    /// Fold in one RTT sample `r` (RFC 6298 sections 2.2-2.5) and clear the backoff.
+    /// Fold in one RTT sample `r`, taken by an ACK arriving at `now` (RFC
+    /// 6298 sections 2.2-2.5, or ns-2's rules), and clear the backoff.
     #[inline]
-    pub fn on_sample(&mut self, r: SimDuration) {
+    pub fn on_sample(&mut self, r: SimDuration, now: SimTime) {
+        if let Some(n) = &mut self.ns2 {
+            let rtxcur = n.on_sample(r.as_ps(), now.as_ps());
+            self.srtt = n.srtt().map(SimDuration::from_ps);
+            self.rttvar = SimDuration::from_ps(n.rttvar());
+            self.rto = SimDuration::from_ps(rtxcur).max(self.min_rto);
+            self.backoff = 0;
+            self.stats.record(self.rto());
+            return;
+        }
         let r = r.as_ps();
         let (srtt, rttvar) = match self.srtt {
             None => (r, r / 2),
@@ -185,6 +214,10 @@ impl RttEstimator {
         if self.rto() < self.max_rto {
             self.backoff += 1;
         }
+        if let Some(n) = &mut self.ns2 {
+            n.on_backoff(1u64.checked_shl(self.backoff).unwrap_or(u64::MAX));
+            self.srtt = n.srtt().map(SimDuration::from_ps);
+        }
         self.stats.record(self.rto());
     }
 
@@ -192,7 +225,12 @@ impl RttEstimator {
     #[inline]
     pub fn rto(&self) -> SimDuration {
         let k = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        SimDuration::from_ps(self.rto.as_ps().saturating_mul(k)).min(self.max_rto)
+        let rto = SimDuration::from_ps(self.rto.as_ps().saturating_mul(k)).min(self.max_rto);
+        match self.ns2 {
+            // ns-2's floor: two ticks.
+            Some(n) => rto.max(SimDuration::from_ps(2 * n.tick())),
+            None => rto,
+        }
     }
 
     /// Smoothed RTT, once a sample has arrived.
@@ -331,7 +369,7 @@ mod tests {
         // Integer-picosecond arithmetic truncates each step: allow 100 ps.
         let close = |a: SimDuration, b: f64| (a.as_secs_f64() - b).abs() < 1e-10;
         for (i, &x) in samples.iter().enumerate() {
-            e.on_sample(secs(x));
+            e.on_sample(secs(x), SimTime::ZERO);
             if i == 0 {
                 srtt = x;
                 var = x / 2.0;
@@ -354,11 +392,11 @@ mod tests {
             min_rto: SimDuration::from_millis(200),
             ..TcpConfig::default()
         });
-        e.on_sample(SimDuration::from_millis(100));
+        e.on_sample(SimDuration::from_millis(100), SimTime::ZERO);
         assert_eq!(e.rttvar(), SimDuration::from_millis(50));
         assert_eq!(e.rto(), SimDuration::from_millis(300));
         let mut e = RttEstimator::new(&TcpConfig::default());
-        e.on_sample(SimDuration::from_millis(100));
+        e.on_sample(SimDuration::from_millis(100), SimTime::ZERO);
         assert_eq!(e.rto(), SimDuration::from_secs(1));
     }
 
@@ -370,11 +408,66 @@ mod tests {
         });
         assert_eq!(e.rto_stats(), None);
         // First sample 100 ms: 100 + 4 * 50 = 300 ms; a backoff doubles it.
-        e.on_sample(SimDuration::from_millis(100));
+        e.on_sample(SimDuration::from_millis(100), SimTime::ZERO);
         e.back_off();
         let s = e.rto_stats().unwrap();
         assert_eq!((s.count, s.min_s, s.max_s), (2, 0.3, 0.6));
         assert!((s.mean_s().unwrap() - 0.45).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_ns2_estimator_counts_ticks_and_floors_at_two() {
+        // ns-2 before 2002: 100-ms ticks, no minimum but two ticks.
+        let cfg = TcpConfig {
+            rto_estimator: RtoEstimator::Ns2,
+            clock_granularity: SimDuration::from_millis(100),
+            min_rto: SimDuration::ZERO,
+            initial_rto: SimDuration::from_secs(6),
+            max_rto: SimDuration::from_secs(64),
+            ..TcpConfig::default()
+        };
+        cfg.validate().unwrap();
+        let mut e = RttEstimator::new(&cfg);
+        assert_eq!(e.ns2_tick(), Some(SimDuration::from_millis(100)));
+        assert_eq!(e.rto(), SimDuration::from_secs(6));
+        // A 100.06-ms round trip sent at a tick boundary crosses one: srtt 1
+        // tick, rttvar 1/2, RTO (2 << 3 + 8) >> 3 = 3 ticks.
+        let at = |ms: f64| SimTime::ZERO + SimDuration::from_secs_f64(ms / 1000.0);
+        e.on_sample(SimDuration::from_secs_f64(0.10006), at(1100.06));
+        assert_eq!(e.srtt(), Some(SimDuration::from_millis(100)));
+        assert_eq!(e.rto(), SimDuration::from_millis(300));
+        e.back_off();
+        assert_eq!(e.rto(), SimDuration::from_millis(600));
+        // Three backoffs more (multiplier 16) discard the estimate: the next
+        // sample starts afresh.
+        for _ in 0..3 {
+            e.back_off();
+        }
+        assert_eq!(e.srtt(), None);
+        assert_eq!(e.rto(), SimDuration::from_millis(4800));
+        e.on_sample(SimDuration::from_millis(250), at(5000.0));
+        assert_eq!(e.backoff(), 0);
+        // 250 ms from 4750 ms crosses the boundaries at 4800, 4900 and
+        // 5000: 3 ticks; RTO (6 << 3 + 24) >> 3 = 9 ticks.
+        assert_eq!(e.rto(), SimDuration::from_millis(900));
+        // With a 10-ms tick and min_rto 200 ms (ns-2.35) a 100-ms round trip
+        // gives 100 + 4 x 50 = 300 ms, and 60 ms gives 60 + 120 -> 200 ms.
+        let mut f = RttEstimator::new(&TcpConfig {
+            rto_estimator: RtoEstimator::Ns2,
+            clock_granularity: SimDuration::from_millis(10),
+            min_rto: SimDuration::from_millis(200),
+            ..TcpConfig::default()
+        });
+        f.on_sample(SimDuration::from_millis(100), at(100.0));
+        assert_eq!(f.rto(), SimDuration::from_millis(300));
+        let mut g = RttEstimator::new(&TcpConfig {
+            rto_estimator: RtoEstimator::Ns2,
+            clock_granularity: SimDuration::from_millis(10),
+            min_rto: SimDuration::from_millis(200),
+            ..TcpConfig::default()
+        });
+        g.on_sample(SimDuration::from_millis(60), at(60.0));
+        assert_eq!(g.rto(), SimDuration::from_millis(200));
     }
 
     #[test]
@@ -390,7 +483,7 @@ mod tests {
         }
         assert_eq!(seen, [2.0, 4.0, 5.0, 5.0, 5.0]);
         assert_eq!(e.backoff(), 3);
-        e.on_sample(SimDuration::from_millis(400));
+        e.on_sample(SimDuration::from_millis(400), SimTime::ZERO);
         assert_eq!(e.backoff(), 0);
         assert_eq!(e.rto(), SimDuration::from_millis(1200));
     }

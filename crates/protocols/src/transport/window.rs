@@ -471,7 +471,7 @@ impl WindowSender {
         let acked = pkt.ack - self.snd_una;
         let rtt = now.saturating_since(pkt.echo);
         if let Some(r) = self.sampler.on_new_ack(pkt.ack, rtt, now) {
-            self.rtt.on_sample(r);
+            self.rtt.on_sample(r, now);
         }
         self.snd_una = pkt.ack;
         while let Some(&(end, requested, bytes)) = self.objects.front() {
@@ -601,6 +601,11 @@ fn earliest(a: Option<SimTime>, b: Option<SimTime>) -> Option<SimTime> {
 impl Endpoint for WindowSender {
     fn on_start(&mut self, ctx: &mut EndpointCtx) {
         self.rate_at = ctx.now();
+        if let Some(tick) = self.rtt.ns2_tick() {
+            // ns-2's per-agent clock phase (boot_time_), uniform in a tick.
+            let phase = ctx.rng().random_range(0..tick.as_ps());
+            self.rtt.set_clock_phase(SimDuration::from_ps(phase));
+        }
         if let Some(app) = &mut self.app {
             self.next_write = app.next_write(ctx.rng());
             self.apply_writes(ctx);
@@ -639,7 +644,7 @@ impl Endpoint for WindowSender {
             // Loss-tolerant: an ACK at or below `snd_una` (of data given up by
             // a timeout, or a duplicate) is feedback only; no fast recovery.
             let rtt = ctx.now().saturating_since(pkt.echo);
-            self.rtt.on_sample(rtt);
+            self.rtt.on_sample(rtt, ctx.now());
             let info = self.ack_info(ctx.now(), 0, Some(rtt), &pkt, in_flight);
             self.cc.on_ack(&info);
         } else if pkt.ack == self.snd_una && self.snd_una < self.snd_max {

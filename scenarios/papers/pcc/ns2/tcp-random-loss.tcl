@@ -8,15 +8,17 @@
 #
 # LOSS: the packet loss rate on the bottleneck's data direction (ns-2's
 # ErrorModel, per packet). ERA: "2.35" (ns-2.35's defaults: 10-ms ticks,
-# minrto_ 0.2 s) or "2001" (the defaults of the thesis's time, before
-# ns-default.tcl's dated changes: tcpTick_ 0.1 s, no minrto_ (two ticks),
-# rtxcur_init_ 6 s, maxrto_ 64 s, windowInit_ 1). WINDOW: Agent/TCP's
-# window_ (ns-2's default 20; 100000 for none).
+# minrto_ 0.2 s, limited transmit) or "2001" (the defaults of the thesis's
+# time, April 2001, from ns-default.tcl's dated comments and CHANGES.html:
+# tcpTick_ 0.1 s, no minrto_ (added 2001/05/27; the floor is two ticks),
+# rtxcur_init_ 6 s, maxrto_ 64 s, windowInit_ 1, singledup_ 0: no limited
+# transmit before 2001/11/28). WINDOW: Agent/TCP's window_ (ns-2's default
+# 20; 100000 for none).
 # Set-up as the file's: r1 -> r2 200 Mb/s, 48 ms, 2000-packet queue; access
 # links 1 Gb/s, 1 ms; 1000-B packets on the wire (packetSize_ 960 + 40);
 # Agent/TCP/Newreno with Agent/TCPSink (one ACK per segment); FTP sources
 # starting at U[0, 10) s; 300 s. Prints the mean packets acknowledged per
-# flow per second.
+# flow per second and the timeouts (nrexmit_) of all 25 flows.
 set loss [lindex $argv 0]
 set seed [lindex $argv 1]
 set era [lindex $argv 2]
@@ -36,6 +38,7 @@ if {$era == "2001"} {
     Agent/TCP set rtxcur_init_ 6.0
     Agent/TCP set maxrto_ 64
     Agent/TCP set windowInit_ 1
+    Agent/TCP set singledup_ 0
 }
 set r1 [$ns node]
 set r2 [$ns node]
@@ -71,8 +74,12 @@ for {set i 0} {$i < 25} {incr i} {
 proc finish {} {
     global tcp loss seed era win
     set tot 0
-    for {set i 0} {$i < 25} {incr i} { set tot [expr $tot + [$tcp($i) set ack_]] }
-    puts "loss $loss seed $seed era $era window $win pkts_per_flow_per_s [expr $tot / 25.0 / 300.0]"
+    set timeouts 0
+    for {set i 0} {$i < 25} {incr i} {
+        set tot [expr $tot + [$tcp($i) set ack_]]
+        set timeouts [expr $timeouts + [$tcp($i) set nrexmit_]]
+    }
+    puts "loss $loss seed $seed era $era window $win pkts_per_flow_per_s [expr $tot / 25.0 / 300.0] timeouts $timeouts"
     exit 0
 }
 $ns at 300.0 "finish"
