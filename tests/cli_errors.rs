@@ -259,6 +259,36 @@ fn a_pacing_jitter_outside_zero_one_is_rejected() {
 }
 
 #[test]
+fn the_ns2_rto_estimator_needs_its_tick_and_only_it_allows_a_zero_min_rto() {
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "cc = { kind = \"new_reno\" }\ntcp = { rto_estimator = \"ns2\" }",
+        ),
+        &["flows[0].tcp.clock_granularity", "tcpTick_"],
+    );
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "cc = { kind = \"new_reno\" }\ntcp = { min_rto = \"0s\" }",
+        ),
+        &["flows[0].tcp.min_rto", "ns2"],
+    );
+    assert_error(
+        &with(
+            "cc = { kind = \"new_reno\" }",
+            "cc = { kind = \"new_reno\" }\ntcp = { rto_estimator = \"ns3\" }",
+        ),
+        &["rto_estimator", "ns2"],
+    );
+    let ok = with(
+        "cc = { kind = \"new_reno\" }",
+        "cc = { kind = \"new_reno\" }\ntcp = { rto_estimator = \"ns2\", clock_granularity = \"100ms\", min_rto = \"0s\" }",
+    );
+    assert_eq!(check(&ok).0, 0, "{}", check(&ok).1);
+}
+
+#[test]
 fn an_unknown_node_in_a_link_is_named() {
     assert_error(
         &with("from = \"a\"\nto = \"b\"", "from = \"x\"\nto = \"b\""),
