@@ -20,13 +20,9 @@
 set seed [lindex $argv 0]
 set dur [lindex $argv 1]
 set trace [lindex $argv 2]
+source [file join [file dirname [info script]] .. .. ns2-common.tcl]
 set ns [new Simulator]
-global defaultRNG
-$defaultRNG seed $seed
-set rng [new RNG]
-$rng seed $seed
-set uni [new RandomVariable/Uniform]
-$uni use-rng $rng
+set uni [seeded_uniform $seed]
 Agent/TCP set packetSize_ 960
 Agent/TCP set window_ 100000
 set r1 [$ns node]

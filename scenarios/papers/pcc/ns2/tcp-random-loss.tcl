@@ -23,13 +23,9 @@ set loss [lindex $argv 0]
 set seed [lindex $argv 1]
 set era [lindex $argv 2]
 set win [lindex $argv 3]
+source [file join [file dirname [info script]] .. .. ns2-common.tcl]
 set ns [new Simulator]
-global defaultRNG
-$defaultRNG seed $seed
-set rng [new RNG]
-$rng seed $seed
-set uni [new RandomVariable/Uniform]
-$uni use-rng $rng
+set uni [seeded_uniform $seed]
 Agent/TCP set packetSize_ 960
 Agent/TCP set window_ $win
 if {$era == "2001"} {

@@ -36,13 +36,9 @@ if {$argc > 3} { set psize [lindex $argv 3] }
 if {$argc > 4} { set variant [lindex $argv 4] }
 if {$argc > 5} { set emax [lindex $argv 5] }
 
+source [file join [file dirname [info script]] .. .. ns2-common.tcl]
 set ns [new Simulator]
-global defaultRNG
-$defaultRNG seed $seed
-set rng [new RNG]
-$rng seed $seed
-set uni [new RandomVariable/Uniform]
-$uni use-rng $rng
+set uni [seeded_uniform $seed]
 
 Queue/REM set pbo_ 50
 Queue/REM set markpkts_ true
