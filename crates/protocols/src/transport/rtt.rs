@@ -63,6 +63,12 @@ impl RttSampler {
         }
     }
 
+    /// Stop timing the segment being timed, if any (ns-2 does at every
+    /// retransmission-timer reset, a fast retransmit's included).
+    pub fn abandon(&mut self) {
+        self.timed = None;
+    }
+
     /// An ACK of new data up to `ack` arrives at `now`, its echoed
     /// timestamp giving `echo_rtt`: the RTT sample it makes, if any.
     #[inline]

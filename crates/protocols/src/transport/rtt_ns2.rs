@@ -25,6 +25,10 @@
 //!   timed segment's ACK, `tcp.rtt_samples = "once_per_rtt"`, as ns-2's
 //!   agent without timestamps).
 //! - `tcp.initial_rto` is `rtxcur_init_`.
+//! - The timer is restarted at a fast retransmit (`dupack_action` ->
+//!   `reset_rtx_timer(1, 0)`, which also stops timing the timed segment),
+//!   besides every new ACK as in RFC 6298 (the transport does this in this
+//!   mode only: RFC 6298 leaves a running timer alone).
 //!
 //! Settings of the ns-2 in use when a paper ran (from ns-default.tcl's dated
 //! comments and CHANGES.html): until 2002/03/07 `tcpTick_` 0.1 s and no

@@ -462,6 +462,13 @@ impl WindowSender {
         self.partial_seen = false;
         self.inflation = inflation;
         self.reduced();
+        if self.rtt.ns2_tick().is_some() {
+            // ns-2's agents reset the retransmission timer at a fast
+            // retransmit (`reset_rtx_timer(1, 0)`), which also abandons the
+            // segment being timed; RFC 6298 leaves a running timer alone.
+            self.sampler.abandon();
+            self.restart_timer(ctx);
+        }
         self.transmit(self.snd_una, ctx)
     }
 

@@ -730,3 +730,29 @@ fn once_per_rtt_takes_no_sample_from_a_retransmitted_segment() {
     assert_eq!(r.s.rtt().rto(), SimDuration::from_secs(2));
     assert_eq!(r.s.rtt().srtt(), None);
 }
+
+#[test]
+fn the_ns2_timer_restarts_at_a_fast_retransmit_and_rfc6298s_does_not() {
+    let ns2 = TcpConfig {
+        rto_estimator: crate::transport::RtoEstimator::Ns2,
+        clock_granularity: SimDuration::from_millis(100),
+        min_rto: SimDuration::ZERO,
+        initial_rto: SimDuration::from_secs(6),
+        max_rto: SimDuration::from_secs(64),
+        ..TcpConfig::default()
+    };
+    for (cfg, restarted) in [(TcpConfig::default(), false), (ns2, true)] {
+        let initial = cfg.initial_rto;
+        let mut r = Rig::new(cfg, 10, None, None);
+        r.start();
+        assert_eq!(r.s.rto_deadline, Some(ms(0) + initial));
+        // Segment 0 is lost; three duplicate ACKs at 100 ms retransmit it.
+        r.h.now = ms(100);
+        for _ in 0..3 {
+            r.ack(0);
+        }
+        assert!(r.s.in_recovery());
+        let want = if restarted { ms(100) } else { ms(0) } + initial;
+        assert_eq!(r.s.rto_deadline, Some(want), "restarted: {restarted}");
+    }
+}
