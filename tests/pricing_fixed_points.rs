@@ -239,8 +239,7 @@ fn newreno_droptail_fixed_point_is_the_files() {
 fn newreno_red_allocation_is_the_files() {
     let doc: toml::Table = RED.parse().unwrap();
     let net = e1(&doc);
-    let (_, w2) = net.count_and_window(1);
-    let (n2, _) = net.count_and_window(1);
+    let (n2, w2) = net.count_and_window(1);
     let [(_, r1), (_, r2), (_, r3)] = &net.paths;
     written_as(
         "path II at the window",

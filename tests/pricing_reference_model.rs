@@ -1076,8 +1076,7 @@ fn e1_sbrm_utilisation_is_the_models_and_misses_table_5_4_1() {
 fn compare_one(file: &str, tol: [f64; 3]) -> [f64; 2] {
     let doc: toml::Table = file.parse().unwrap();
     let (a, b) = (reference(&doc, 0x5B_0000), netsim(file, 0));
-    for i in 0..2 {
-        let link = &measured(&doc)[i];
+    for (i, link) in measured(&doc).iter().enumerate() {
         for (what, x, y, t) in [
             ("utilisation", a.utilisation[i], b.utilisation[i], tol[0]),
             ("backlog", a.backlog[i], b.backlog[i], tol[1]),

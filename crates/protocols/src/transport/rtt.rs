@@ -101,6 +101,9 @@ pub struct RttEstimator {
     granularity: SimDuration,
     /// ns-2's estimator in place of RFC 6298's (`tcp.rto_estimator = "ns2"`).
     ns2: Option<Ns2Rto>,
+    /// Floor of the RTO in force after the backoff: ns-2's two ticks, 0 for
+    /// RFC 6298 (whose floor `min_rto` applies before the backoff).
+    floor: SimDuration,
     /// Every RTO in force after a sample or a backoff (the flows table's
     /// `rto_min_s`, `rto_mean_s`, `rto_max_s`).
     stats: RtoTally,
@@ -152,6 +155,11 @@ impl RttEstimator {
             granularity: cfg.clock_granularity,
             ns2: (cfg.rto_estimator == RtoEstimator::Ns2)
                 .then(|| Ns2Rto::new(cfg.clock_granularity.as_ps())),
+            floor: if cfg.rto_estimator == RtoEstimator::Ns2 {
+                cfg.clock_granularity.saturating_mul(2)
+            } else {
+                SimDuration::ZERO
+            },
             stats: RtoTally::default(),
         }
     }
@@ -231,12 +239,9 @@ impl RttEstimator {
     #[inline]
     pub fn rto(&self) -> SimDuration {
         let k = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        let rto = SimDuration::from_ps(self.rto.as_ps().saturating_mul(k)).min(self.max_rto);
-        match self.ns2 {
-            // ns-2's floor: two ticks.
-            Some(n) => rto.max(SimDuration::from_ps(2 * n.tick())),
-            None => rto,
-        }
+        SimDuration::from_ps(self.rto.as_ps().saturating_mul(k))
+            .min(self.max_rto)
+            .max(self.floor)
     }
 
     /// Smoothed RTT, once a sample has arrived.
@@ -458,22 +463,17 @@ mod tests {
         assert_eq!(e.rto(), SimDuration::from_millis(900));
         // With a 10-ms tick and min_rto 200 ms (ns-2.35) a 100-ms round trip
         // gives 100 + 4 x 50 = 300 ms, and 60 ms gives 60 + 120 -> 200 ms.
-        let mut f = RttEstimator::new(&TcpConfig {
+        let ns235 = TcpConfig {
             rto_estimator: RtoEstimator::Ns2,
             clock_granularity: SimDuration::from_millis(10),
             min_rto: SimDuration::from_millis(200),
             ..TcpConfig::default()
-        });
-        f.on_sample(SimDuration::from_millis(100), at(100.0));
-        assert_eq!(f.rto(), SimDuration::from_millis(300));
-        let mut g = RttEstimator::new(&TcpConfig {
-            rto_estimator: RtoEstimator::Ns2,
-            clock_granularity: SimDuration::from_millis(10),
-            min_rto: SimDuration::from_millis(200),
-            ..TcpConfig::default()
-        });
-        g.on_sample(SimDuration::from_millis(60), at(60.0));
-        assert_eq!(g.rto(), SimDuration::from_millis(200));
+        };
+        for (r_ms, rto_ms) in [(100, 300), (60, 200)] {
+            let mut f = RttEstimator::new(&ns235);
+            f.on_sample(SimDuration::from_millis(r_ms), at(r_ms as f64));
+            assert_eq!(f.rto(), SimDuration::from_millis(rto_ms), "{r_ms} ms");
+        }
     }
 
     #[test]
