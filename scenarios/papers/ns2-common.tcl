@@ -14,3 +14,27 @@ proc seeded_uniform {seed} {
     $uni use-rng $rng
     return $uni
 }
+
+# Agent/TCP and Agent/TCP/Newreno with the defaults of April 2001, when
+# Damm (2001) was submitted, from ns-2.35's tcl/lib/ns-default.tcl dated
+# comments and CHANGES.html: tcpTick_ 0.1 s (until 2002/03/07), no minrto_
+# (added 2001/05/27; the floor is two ticks), rtxcur_init_ 6 s (until
+# 2006/01/21), maxrto_ 64 s (until 2007/03/28), windowInit_ 1 (until
+# 2001/05/26), singledup_ 0 (no limited transmit until 2001/11/28),
+# precisionReduce_ false (whole-segment window reductions until
+# 2006/01/24), timerfix_ false (the timer restarted before the RTT update;
+# the variable was added 2001/05/11), Newreno's newreno_changes1_ 0 and
+# partial_window_deflation_ 0 (every partial ACK restarts the timer and
+# drops the inflation; until 2003/05/05).
+proc tcp_defaults_2001 {} {
+    Agent/TCP set tcpTick_ 0.1
+    Agent/TCP set minrto_ 0
+    Agent/TCP set rtxcur_init_ 6.0
+    Agent/TCP set maxrto_ 64
+    Agent/TCP set windowInit_ 1
+    Agent/TCP set singledup_ 0
+    Agent/TCP set precisionReduce_ false
+    Agent/TCP set timerfix_ false
+    Agent/TCP/Newreno set newreno_changes1_ 0
+    Agent/TCP/Newreno set partial_window_deflation_ 0
+}

@@ -132,6 +132,7 @@ fn run(tcp: &TcpConfig, iw: u32, drop: BTreeSet<u64>, secs: u64) -> Outcome {
     let cc = CcConfig::NewReno(NewRenoConfig {
         initial_window: Some(iw),
         initial_ssthresh: Some(iw),
+        ..Default::default()
     })
     .build(MSS as u32)
     .unwrap();

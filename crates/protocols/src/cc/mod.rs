@@ -42,7 +42,7 @@ pub use htcp::{Htcp, HtcpConfig};
 pub use jetmax::{JetMaxCc, JetMaxCcConfig, JetMaxSwitch};
 pub use kelly::{KellyCc, KellyCcConfig};
 pub use multcp::{EcnReaction, MulTcp, MulTcpConfig};
-pub use newreno::{NewReno, NewRenoConfig};
+pub use newreno::{NewReno, NewRenoConfig, RenoRules};
 pub use price_estimate::{PriceEstimator, PriceFeedback, RateRtt};
 pub use qlb::{QlbCc, QlbCcConfig};
 pub use rcp::{RcpCc, RcpCcConfig};
@@ -66,6 +66,7 @@ pub(crate) fn reno_start(
     NewRenoConfig {
         initial_window,
         initial_ssthresh,
+        ..Default::default()
     }
 }
 
@@ -322,7 +323,8 @@ mod tests {
             c,
             CcConfig::NewReno(NewRenoConfig {
                 initial_window: Some(10),
-                initial_ssthresh: None
+                initial_ssthresh: None,
+                ..Default::default()
             })
         );
         assert_eq!(c.build(1500).unwrap().window(), 15_000);
@@ -387,6 +389,7 @@ mod tests {
         let c = CcConfig::NewReno(NewRenoConfig {
             initial_window: Some(0),
             initial_ssthresh: None,
+            ..Default::default()
         });
         assert_eq!(c.validate().unwrap_err().key, "initial_window");
         assert_eq!(c.build(1500).err().unwrap().key, "initial_window");

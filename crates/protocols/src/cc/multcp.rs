@@ -250,6 +250,7 @@ mod tests {
             &NewRenoConfig {
                 initial_window: Some(10),
                 initial_ssthresh: Some(10),
+                ..Default::default()
             },
             MSS,
         )

@@ -30,6 +30,25 @@
 //! (RFC 6582 sets cwnd from ssthresh on exit, so growth there would be discarded).
 //! Units: cwnd and ssthresh are bytes; cwnd is an `f64` so that sub-byte
 //! congestion-avoidance increments accumulate exactly.
+//!
+//! `rules = "ns2"`: ns-2's `Agent/TCP/Newreno` arithmetic (ns-2.35
+//! `tcp/tcp.cc` `opencwnd`, `slowdown`, `timeout` and `tcp/tcp-newreno.cc`
+//! `recv`, read for their rules; no code copied), for reproducing studies
+//! run on ns-2: every ACK of new data outside recovery grows the window by
+//! one segment in slow start and by `1/cwnd` segments in congestion
+//! avoidance, whatever it acknowledges (no byte counting); a fast
+//! retransmit or an ECN-Echo halves the window, not the FlightSize:
+//! `ssthresh = max(floor(cwnd/2), 2)` and `cwnd = max(cwnd/2, 1)` segments
+//! (`precisionReduce_ true`, ns-2's default since 2006/01/24), or with
+//! `rules = "ns2_integer"` (before then) in whole segments, `W =
+//! floor(cwnd)`, `ssthresh = max(floor(W/2), 2)`, `cwnd = max(floor(W/2),
+//! 1)`; a timeout sets `ssthresh` the same way from the window and `cwnd =
+//! 1`, so a second timeout of the same data lowers `ssthresh` to 2 (RFC
+//! 5681 holds it); the full ACK that ends fast recovery leaves cwnd
+//! where the reduction put it and grows it as any new ACK does (ns-2
+//! deflates by dropping the inflation; RFC 6582 sets `cwnd = ssthresh`).
+//! INFERRED: the receiver's window, which ns-2's `window()` also takes the
+//! minimum with, is the transport's here and not part of `W`.
 
 use serde::{Deserialize, Serialize};
 use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
@@ -49,6 +68,33 @@ pub struct NewRenoConfig {
     /// (RFC 5681 section 3.1: "arbitrarily high").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<u32>,
+    /// Window arithmetic: `"rfc5681"` (default: RFC 5681 / 6582 / 3465, as
+    /// above), `"ns2"` (ns-2's `Agent/TCP/Newreno` since 2006) or
+    /// `"ns2_integer"` (before 2006: whole-segment reductions); see the
+    /// module docs.
+    #[serde(skip_serializing_if = "RenoRules::is_rfc")]
+    pub rules: RenoRules,
+}
+
+/// NewReno's window arithmetic ([`NewRenoConfig::rules`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoRules {
+    /// RFC 5681 with RFC 6582's recovery exit and RFC 3465's slow start.
+    #[default]
+    Rfc5681,
+    /// ns-2's `Agent/TCP/Newreno` (`precisionReduce_ true`).
+    Ns2,
+    /// ns-2's `Agent/TCP/Newreno` before 2006/01/24 (`precisionReduce_
+    /// false`: reductions in whole segments).
+    Ns2Integer,
+}
+
+impl RenoRules {
+    /// The default, left out of a written scenario.
+    fn is_rfc(&self) -> bool {
+        *self == RenoRules::Rfc5681
+    }
 }
 
 impl NewRenoConfig {
@@ -82,6 +128,10 @@ pub struct NewReno {
     cwnd: f64,
     /// Slow-start threshold, bytes (`u64::MAX`: unlimited).
     ssthresh: u64,
+    /// ns-2's arithmetic ([`RenoRules::Ns2`], [`RenoRules::Ns2Integer`]).
+    ns2: bool,
+    /// ns-2's whole-segment reductions ([`RenoRules::Ns2Integer`]).
+    ns2_integer: bool,
 }
 
 impl NewReno {
@@ -99,6 +149,8 @@ impl NewReno {
             ssthresh: cfg
                 .initial_ssthresh
                 .map_or(u64::MAX, |s| u64::from(s) * mss),
+            ns2: cfg.rules != RenoRules::Rfc5681,
+            ns2_integer: cfg.rules == RenoRules::Ns2Integer,
         })
     }
 
@@ -111,6 +163,31 @@ impl NewReno {
     fn halved(&self, in_flight: u64) -> u64 {
         (in_flight / 2).max(2 * self.mss)
     }
+
+    /// ns-2's `slowdown`: half the window, bytes (`cwnd / 2`, or in whole
+    /// segments `floor(floor(cwnd) / 2)`); ssthresh is its whole segments,
+    /// at least 2.
+    fn ns2_halve(&mut self) -> f64 {
+        let mss = self.mss as f64;
+        let half = if self.ns2_integer {
+            ((self.cwnd / mss).floor() / 2.0).floor()
+        } else {
+            self.cwnd / mss / 2.0
+        };
+        self.ssthresh = (half.floor() as u64).max(2) * self.mss;
+        half * mss
+    }
+
+    /// ns-2's `opencwnd`: one segment in slow start, `1/cwnd` segments in
+    /// congestion avoidance, per ACK.
+    fn ns2_open(&mut self) {
+        let mss = self.mss as f64;
+        self.cwnd += if self.in_slow_start() {
+            mss
+        } else {
+            mss * mss / self.cwnd
+        };
+    }
 }
 
 impl Controller for NewReno {
@@ -119,7 +196,9 @@ impl Controller for NewReno {
         if ack.in_recovery || ack.acked == 0 || ack.ece {
             return;
         }
-        if self.in_slow_start() {
+        if self.ns2 {
+            self.ns2_open();
+        } else if self.in_slow_start() {
             self.cwnd += ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
         } else {
             self.cwnd += self.mss as f64 * ack.acked as f64 / self.cwnd;
@@ -128,6 +207,14 @@ impl Controller for NewReno {
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
         match ev {
+            Congestion::Loss { .. } | Congestion::Ecn { .. } if self.ns2 => {
+                let half = self.ns2_halve();
+                self.cwnd = half.max(self.mss as f64);
+            }
+            Congestion::Timeout { .. } if self.ns2 => {
+                self.ns2_halve();
+                self.cwnd = self.mss as f64;
+            }
             Congestion::Loss { in_flight } | Congestion::Ecn { in_flight } => {
                 self.ssthresh = self.halved(in_flight);
                 self.cwnd = self.ssthresh as f64;
@@ -140,8 +227,13 @@ impl Controller for NewReno {
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        // RFC 6582 section 3.2 step 3, option (2): cwnd = ssthresh.
-        self.cwnd = self.ssthresh as f64;
+        if self.ns2 {
+            // ns-2: the inflation goes, cwnd stays; the ACK opens it.
+            self.ns2_open();
+        } else {
+            // RFC 6582 section 3.2 step 3, option (2): cwnd = ssthresh.
+            self.cwnd = self.ssthresh as f64;
+        }
     }
 
     #[inline]
@@ -173,6 +265,7 @@ mod tests {
         let cfg = NewRenoConfig {
             initial_window: Some(iw),
             initial_ssthresh: ssthresh,
+            ..Default::default()
         };
         NewReno::new(&cfg, MSS).unwrap()
     }
@@ -266,6 +359,81 @@ mod tests {
         c.cwnd = 40_000.0;
         c.on_recovery_exit(SimTime::ZERO);
         assert_eq!(c.window(), 15_000);
+    }
+
+    fn ns2(rules: RenoRules, iw: u32, ssthresh: Option<u32>) -> NewReno {
+        let cfg = NewRenoConfig {
+            initial_window: Some(iw),
+            initial_ssthresh: ssthresh,
+            rules,
+        };
+        NewReno::new(&cfg, MSS).unwrap()
+    }
+
+    #[test]
+    fn ns2_rules_grow_per_ack_whatever_it_acknowledges() {
+        // Slow start: one segment per ACK even for a 5-segment ACK (RFC
+        // 3465's limit would give two).
+        let mut c = ns2(RenoRules::Ns2, 4, None);
+        c.on_ack(&ack(5000));
+        assert_eq!(c.window(), 5000);
+        // Congestion avoidance: 1/cwnd segments per ACK, not per segment.
+        let mut c = ns2(RenoRules::Ns2, 10, Some(10));
+        c.on_ack(&ack(3000));
+        assert_eq!(c.cwnd, 10_100.0);
+    }
+
+    #[test]
+    fn ns2_rules_halve_the_window_not_the_flight() {
+        // cwnd 7.5 segments, FlightSize 20 (ignored).
+        for (rules, ss, cwnd) in [
+            (RenoRules::Ns2, 3000, 3750.0),
+            (RenoRules::Ns2Integer, 3000, 3000.0),
+        ] {
+            let mut c = ns2(rules, 7, Some(2));
+            c.cwnd = 7500.0;
+            c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 20_000 });
+            assert_eq!((c.ssthresh, c.cwnd), (ss, cwnd), "{rules:?}");
+        }
+        // A window of 3: ssthresh floors at 2, cwnd at 1 (whole segments)
+        // or 1.5.
+        let mut c = ns2(RenoRules::Ns2Integer, 3, Some(2));
+        c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 3000 });
+        assert_eq!((c.ssthresh, c.cwnd), (2000, 1000.0));
+        let mut c = ns2(RenoRules::Ns2, 3, Some(2));
+        c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 3000 });
+        assert_eq!((c.ssthresh, c.cwnd), (2000, 1500.0));
+    }
+
+    #[test]
+    fn ns2_rules_lower_ssthresh_again_at_a_second_timeout() {
+        let mut c = ns2(RenoRules::Ns2Integer, 12, None);
+        c.on_congestion(SimTime::ZERO, Congestion::Timeout { in_flight: 12_000 });
+        assert_eq!((c.ssthresh, c.cwnd), (6000, 1000.0));
+        // The same data times out again: half of one segment, floored at 2
+        // (RFC 5681 would hold 6000 for the unchanged FlightSize).
+        c.on_congestion(SimTime::ZERO, Congestion::Timeout { in_flight: 12_000 });
+        assert_eq!(c.ssthresh, 2000);
+        let mut r = reno(12, None);
+        r.on_congestion(SimTime::ZERO, Congestion::Timeout { in_flight: 12_000 });
+        r.on_congestion(SimTime::ZERO, Congestion::Timeout { in_flight: 12_000 });
+        assert_eq!(r.ssthresh, 6000);
+    }
+
+    #[test]
+    fn ns2_rules_leave_cwnd_at_recovery_exit_and_open_it_once() {
+        let mut c = ns2(RenoRules::Ns2Integer, 3, None);
+        c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 3000 });
+        // cwnd 1 < ssthresh 2: the exit ACK is a slow-start step, to 2
+        // (RFC 6582 sets cwnd = ssthresh = 2 as well, but from 9 it would
+        // not: below).
+        c.on_recovery_exit(SimTime::ZERO);
+        assert_eq!(c.window(), 2000);
+        let mut c = ns2(RenoRules::Ns2, 9, None);
+        c.on_congestion(SimTime::ZERO, Congestion::Loss { in_flight: 9000 });
+        assert_eq!((c.ssthresh, c.cwnd), (4000, 4500.0));
+        c.on_recovery_exit(SimTime::ZERO);
+        assert_eq!(c.cwnd, 4500.0 + 1000.0 * 1000.0 / 4500.0);
     }
 
     #[test]

@@ -92,8 +92,9 @@ pub struct TcpConfig {
     /// or `"once_per_rtt"` (RFC 6298 section 3 with Karn's algorithm: one
     /// segment timed at a time, its sample taken when an ACK covers it, the
     /// timing abandoned when a segment at or before it is retransmitted; ns-2's
-    /// `Agent/TCP` without timestamps). Congestion controllers see every
-    /// ACK's RTT either way.
+    /// `Agent/TCP` without timestamps, which with `rto_estimator = "ns2"`
+    /// abandons it only at a timeout or a fast retransmit, as ns-2 does).
+    /// Congestion controllers see every ACK's RTT either way.
     pub rtt_samples: RttSampling,
     /// Clock granularity G in `RTO = SRTT + max(G, 4 RTTVAR)`. Default 0
     /// (a simulator's clock is exact; RFC 6298 section 2.2). With
@@ -106,6 +107,33 @@ pub struct TcpConfig {
     /// `rtxcur_init_`, `max_rto` `maxrto_`): for reproducing studies run on
     /// ns-2 ([`rtt_ns2`] lists the defaults of each ns-2 era).
     pub rto_estimator: RtoEstimator,
+    /// NewReno's partial ACK (RFC 6582 section 3.2 step 5) deflates the
+    /// window by the data it acknowledged and adds back one segment.
+    /// Default true. `false`: the fast-recovery inflation is dropped at
+    /// once, so the window returns to the reduced cwnd (ns-2's
+    /// `Agent/TCP/Newreno` before 2003/05/05: `partial_window_deflation_ 0`).
+    /// No effect with `sack`.
+    pub partial_window_deflation: bool,
+    /// Which partial ACKs restart the retransmission timer: `"first"`
+    /// (default; RFC 6582's "Impatient" variant, the first of each fast
+    /// recovery) or `"every"` ("Slow-but-Steady", RFC 6582 section 4; ns-2's
+    /// `Agent/TCP/Newreno` before 2003/05/05: `newreno_changes1_ 0`). No
+    /// effect with `sack`.
+    pub partial_ack_timer: PartialAckTimer,
+    /// NewReno's guard against a second fast retransmit for one loss
+    /// (RFC 6582 section 3.2 step 2, `recover` the highest byte sent at the
+    /// last fast retransmit or timeout): `false` (default; RFC 3782's "Less
+    /// Careful" variant) allows a fast retransmit once the duplicate ACKs'
+    /// cumulative acknowledgment covers `recover`; `true` ("Careful", ns-2's
+    /// `Agent/TCP/Newreno`) only once it covers more than `recover`, so a
+    /// loss of the first segment sent after `recover` waits for the timer.
+    /// No effect with `sack`.
+    pub careful_recover: bool,
+    /// A new ACK restarts the retransmission timer with the RTO in force
+    /// before its RTT sample (and before the sample ends the backoff), as
+    /// ns-2's `Agent/TCP` did before 2001/05/11 (`timerfix_ false`).
+    /// Default false: with the RTO the sample gives (RFC 6298 section 5.3).
+    pub timer_before_sample: bool,
     /// Receiver's advertised window, segments (>= 1); the sender never has more
     /// than this outstanding. Default: unlimited (like ns-2 with a large `window_`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,6 +195,17 @@ pub enum RtoEstimator {
     Ns2,
 }
 
+/// Which partial ACKs restart the timer ([`TcpConfig::partial_ack_timer`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckTimer {
+    /// The first of each fast recovery (RFC 6582's Impatient variant).
+    #[default]
+    First,
+    /// Every one (Slow-but-Steady).
+    Every,
+}
+
 /// Which ACKs feed the RTO estimator ([`TcpConfig::rtt_samples`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -198,6 +237,10 @@ impl Default for TcpConfig {
             clock_granularity: SimDuration::ZERO,
             rto_estimator: RtoEstimator::Rfc6298,
             rtt_samples: RttSampling::EveryAck,
+            partial_window_deflation: true,
+            partial_ack_timer: PartialAckTimer::First,
+            careful_recover: false,
+            timer_before_sample: false,
             rwnd_pkts: None,
             reliable: true,
             pacing_jitter: DEFAULT_PACING_JITTER,

@@ -16,8 +16,11 @@
 //! timestamp) or, with `"once_per_rtt"`, RFC 6298 section 3 with Karn's
 //! algorithm: a new segment is timed when none is, the ACK that covers it
 //! gives the sample, and any retransmission at or before it abandons the
-//! timing (ns-2's `Agent/TCP` without timestamps times one segment per RTT
-//! the same way).
+//! timing. ns-2's `Agent/TCP` without timestamps times one segment per RTT
+//! too but abandons the timing only when its timer is reset (a timeout, a
+//! fast retransmit), not at a partial ACK's retransmission, so a segment
+//! sent in fast recovery is timed across the recovery's later
+//! retransmissions; with `rto_estimator = "ns2"` the sampler does that.
 //!
 //! [`RttEwma`] is the other smoothed RTT in netsim: the one explicit-rate
 //! senders carry in their congestion header for the routers (seed 002 ch. VI
@@ -34,15 +37,20 @@ use super::{RtoEstimator, RttSampling, TcpConfig};
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct RttSampler {
     once_per_rtt: bool,
+    /// Karn's rule: a retransmission at or before the timed segment
+    /// abandons the timing (off for ns-2's agent, which abandons only when
+    /// its timer is reset: [`RttSampler::abandon`]).
+    karn: bool,
     /// With `once_per_rtt`: the timed segment's end and its send time.
     timed: Option<(u64, SimTime)>,
 }
 
 impl RttSampler {
-    /// A sampler of the given kind, nothing timed.
-    pub fn new(kind: RttSampling) -> Self {
+    /// A sampler of the given kind, nothing timed; `karn` as the field.
+    pub fn new(kind: RttSampling, karn: bool) -> Self {
         RttSampler {
             once_per_rtt: kind == RttSampling::OncePerRtt,
+            karn,
             timed: None,
         }
     }
@@ -57,7 +65,7 @@ impl RttSampler {
         match self.timed {
             // Karn: a retransmission at or before the timed segment makes
             // its ACK ambiguous.
-            Some((end, _)) if seq < end && seq < snd_max => self.timed = None,
+            Some((end, _)) if self.karn && seq < end && seq < snd_max => self.timed = None,
             None if seq >= snd_max => self.timed = Some((seq + len, now)),
             _ => {}
         }

@@ -137,6 +137,14 @@ pub struct WindowSender {
     in_recovery: bool,
     /// A partial ACK already reset the timer in this recovery episode.
     partial_seen: bool,
+    /// [`TcpConfig::partial_window_deflation`].
+    partial_deflation: bool,
+    /// [`TcpConfig::partial_ack_timer`] is `"every"`.
+    partial_timer_every: bool,
+    /// [`TcpConfig::careful_recover`].
+    careful: bool,
+    /// [`TcpConfig::timer_before_sample`].
+    timer_before_sample: bool,
     /// Fast-recovery window inflation, bytes (added to the controller's window).
     inflation: i64,
     /// `snd_max` at the last window reduction: no new ECN reaction until passed.
@@ -229,6 +237,10 @@ impl WindowSender {
             dupacks: 0,
             in_recovery: false,
             partial_seen: false,
+            partial_deflation: cfg.partial_window_deflation,
+            partial_timer_every: cfg.partial_ack_timer == super::PartialAckTimer::Every,
+            careful: cfg.careful_recover,
+            timer_before_sample: cfg.timer_before_sample,
             inflation: 0,
             ecn_recover: 0,
             cwr_pending: false,
@@ -236,7 +248,10 @@ impl WindowSender {
             ecn_hold: None,
             sack: cfg.sack,
             limited_transmit: cfg.limited_transmit,
-            sampler: RttSampler::new(cfg.rtt_samples),
+            sampler: RttSampler::new(
+                cfg.rtt_samples,
+                cfg.rto_estimator != super::RtoEstimator::Ns2,
+            ),
             limited_bytes: 0,
             scoreboard: Scoreboard::default(),
             high_rxt: 0,
@@ -264,8 +279,12 @@ impl WindowSender {
     }
 
     fn restart_timer(&mut self, ctx: &mut EndpointCtx) {
-        let at = ctx.now().saturating_add(self.rtt.rto());
-        self.rto_deadline = Some(at);
+        self.restart_timer_for(self.rtt.rto(), ctx);
+    }
+
+    /// Restart the retransmission timer to expire `rto` from now.
+    fn restart_timer_for(&mut self, rto: SimDuration, ctx: &mut EndpointCtx) {
+        self.rto_deadline = Some(ctx.now().saturating_add(rto));
         self.arm(ctx);
     }
 
@@ -477,9 +496,17 @@ impl WindowSender {
         let now = ctx.now();
         let acked = pkt.ack - self.snd_una;
         let rtt = now.saturating_since(pkt.echo);
+        let rto_before = self.rtt.rto();
         if let Some(r) = self.sampler.on_new_ack(pkt.ack, rtt, now) {
             self.rtt.on_sample(r, now);
         }
+        // The RTO this ACK restarts the timer with: after its sample, or
+        // (ns-2 before `timerfix_`) the one in force before it.
+        let timer_rto = if self.timer_before_sample {
+            rto_before
+        } else {
+            self.rtt.rto()
+        };
         self.snd_una = pkt.ack;
         while let Some(&(end, requested, bytes)) = self.objects.front() {
             if end > self.snd_una {
@@ -494,14 +521,14 @@ impl WindowSender {
         if !self.in_recovery {
             self.dupacks = 0;
             self.limited_bytes = 0;
-            self.restart_timer(ctx);
+            self.restart_timer_for(timer_rto, ctx);
         } else if pkt.ack >= self.recover {
             // RFC 6582 step 3: full acknowledgment.
             self.in_recovery = false;
             self.inflation = 0;
             self.dupacks = 0;
             self.cc.on_recovery_exit(now);
-            self.restart_timer(ctx);
+            self.restart_timer_for(timer_rto, ctx);
         } else if self.sack {
             // RFC 6675: a cumulative ACK in recovery; step (C) sends.
             self.dupacks = 0;
@@ -509,11 +536,17 @@ impl WindowSender {
         } else {
             // RFC 6582 step 4/5: partial acknowledgment.
             self.transmit(self.snd_una, ctx);
-            self.inflation -= acked as i64;
-            if acked >= self.mss {
-                self.inflation += self.mss as i64;
+            if self.partial_deflation {
+                self.inflation -= acked as i64;
+                if acked >= self.mss {
+                    self.inflation += self.mss as i64;
+                }
+            } else {
+                // ns-2's NewReno before 2003 (`partial_window_deflation_
+                // 0`): the window returns to cwnd at once.
+                self.inflation = 0;
             }
-            if !self.partial_seen {
+            if !self.partial_seen || self.partial_timer_every {
                 self.partial_seen = true;
                 self.restart_timer(ctx);
             }
@@ -530,7 +563,11 @@ impl WindowSender {
         self.cc.on_ack(&info);
         if self.in_recovery {
             self.inflation += self.mss as i64;
-        } else if self.dupacks == self.dupthresh && pkt.ack >= self.recover {
+        } else if self.dupacks == self.dupthresh
+            && (pkt.ack > self.recover
+                || (pkt.ack == self.recover && (!self.careful || self.recover == 0)))
+        {
+            // (`recover` is 0 only before any recovery or timeout.)
             // RFC 6582 step 2: fast retransmit, enter fast recovery.
             let inflation = i64::from(self.dupthresh) * self.mss as i64;
             self.enter_recovery(in_flight, inflation, ctx);
@@ -584,6 +621,12 @@ impl WindowSender {
         self.snd_nxt = self.snd_una;
         self.reduced();
         self.rtt.back_off();
+        if self.rtt.ns2_tick().is_some() {
+            // ns-2's timeout resets the timer (`reset_rtx_timer(0, 1)`),
+            // which abandons the timed segment; with Karn's rule the
+            // go-back-N retransmission does the same.
+            self.sampler.abandon();
+        }
         self.rto_deadline = None;
         if self.pacer.is_some() {
             // The retransmission goes at once, as a fast retransmit does;

@@ -7,7 +7,7 @@
 # not part of netsim.
 #
 #   apt-get install ns2
-#   ns cbr-loss-clustering.tcl SEED DURATION_S TRACE_FILE
+#   ns cbr-loss-clustering.tcl SEED DURATION_S TRACE_FILE [ERA]
 #   python3 loss-events.py TRACE_FILE MEAN_QUEUE_PKTS
 #
 # Set-up: r1 -> r2 25.6 Mb/s, 45.5 ms, drop-tail, 320 packets; pair i's
@@ -16,15 +16,21 @@
 # 50 Agent/TCP/Newreno flows (1000 B on the wire, no window limit, one ACK
 # per segment), each starting at U[0, 10) s. Prints the CBR flows' loss
 # rate, TCP's packets per flow per second and the mean queue; writes the
-# bottleneck's queue trace (drops included) to TRACE_FILE.
+# bottleneck's queue trace (drops included) to TRACE_FILE. ERA: none for
+# ns-2.35's TCP defaults, "2001" for those of April 2001
+# (`tcp_defaults_2001` in ../../ns2-common.tcl).
 set seed [lindex $argv 0]
 set dur [lindex $argv 1]
 set trace [lindex $argv 2]
+set era [lindex $argv 3]
 source [file join [file dirname [info script]] .. .. ns2-common.tcl]
 set ns [new Simulator]
 set uni [seeded_uniform $seed]
 Agent/TCP set packetSize_ 960
 Agent/TCP set window_ 100000
+if {$era == "2001"} {
+    tcp_defaults_2001
+}
 set r1 [$ns node]
 set r2 [$ns node]
 $ns simplex-link $r1 $r2 25.6Mb 45.5ms DropTail

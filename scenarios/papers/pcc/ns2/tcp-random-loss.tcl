@@ -9,10 +9,8 @@
 # LOSS: the packet loss rate on the bottleneck's data direction (ns-2's
 # ErrorModel, per packet). ERA: "2.35" (ns-2.35's defaults: 10-ms ticks,
 # minrto_ 0.2 s, limited transmit) or "2001" (the defaults of the thesis's
-# time, April 2001, from ns-default.tcl's dated comments and CHANGES.html:
-# tcpTick_ 0.1 s, no minrto_ (added 2001/05/27; the floor is two ticks),
-# rtxcur_init_ 6 s, maxrto_ 64 s, windowInit_ 1, singledup_ 0: no limited
-# transmit before 2001/11/28). WINDOW: Agent/TCP's window_ (ns-2's default
+# time, April 2001: `tcp_defaults_2001` in ../../ns2-common.tcl lists them
+# with their dates). WINDOW: Agent/TCP's window_ (ns-2's default
 # 20; 100000 for none).
 # Set-up as the file's: r1 -> r2 200 Mb/s, 48 ms, 2000-packet queue; access
 # links 1 Gb/s, 1 ms; 1000-B packets on the wire (packetSize_ 960 + 40);
@@ -29,12 +27,7 @@ set uni [seeded_uniform $seed]
 Agent/TCP set packetSize_ 960
 Agent/TCP set window_ $win
 if {$era == "2001"} {
-    Agent/TCP set tcpTick_ 0.1
-    Agent/TCP set minrto_ 0
-    Agent/TCP set rtxcur_init_ 6.0
-    Agent/TCP set maxrto_ 64
-    Agent/TCP set windowInit_ 1
-    Agent/TCP set singledup_ 0
+    tcp_defaults_2001
 }
 set r1 [$ns node]
 set r2 [$ns node]
