@@ -496,17 +496,13 @@ impl WindowSender {
         let now = ctx.now();
         let acked = pkt.ack - self.snd_una;
         let rtt = now.saturating_since(pkt.echo);
-        let rto_before = self.rtt.rto();
+        let rto_before = self.timer_before_sample.then(|| self.rtt.rto());
         if let Some(r) = self.sampler.on_new_ack(pkt.ack, rtt, now) {
             self.rtt.on_sample(r, now);
         }
         // The RTO this ACK restarts the timer with: after its sample, or
         // (ns-2 before `timerfix_`) the one in force before it.
-        let timer_rto = if self.timer_before_sample {
-            rto_before
-        } else {
-            self.rtt.rto()
-        };
+        let timer_rto = rto_before.unwrap_or_else(|| self.rtt.rto());
         self.snd_una = pkt.ack;
         while let Some(&(end, requested, bytes)) = self.objects.front() {
             if end > self.snd_una {
