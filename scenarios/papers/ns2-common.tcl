@@ -38,3 +38,18 @@ proc tcp_defaults_2001 {} {
     Agent/TCP/Newreno set newreno_changes1_ 0
     Agent/TCP/Newreno set partial_window_deflation_ 0
 }
+
+# A host pair on a dumbbell: a sender s attached to r1 by a link of `bw`
+# and `access_ms` ms, a receiver d attached to r2 by one of `bw` and 1 ms,
+# both links with `qlen`-packet queues each way; returns {s d}.
+proc host_pair {ns r1 r2 bw access_ms qlen} {
+    set s [$ns node]
+    set d [$ns node]
+    $ns duplex-link $s $r1 $bw ${access_ms}ms DropTail
+    $ns queue-limit $s $r1 $qlen
+    $ns queue-limit $r1 $s $qlen
+    $ns duplex-link $r2 $d $bw 1ms DropTail
+    $ns queue-limit $r2 $d $qlen
+    $ns queue-limit $d $r2 $qlen
+    return [list $s $d]
+}

@@ -31,17 +31,10 @@ $ns duplex-link $r1 $r2 100Mb 13ms DropTail
 $ns queue-limit $r1 $r2 $qlim
 $ns queue-limit $r2 $r1 $qlim
 for {set i 0} {$i < 10} {incr i} {
-    set s($i) [$ns node]
-    set d($i) [$ns node]
     $uni set min_ 0.0
     $uni set max_ 10.0
     set extra [$uni value]
-    $ns duplex-link $s($i) $r1 1000Mb [expr 1.0 + $extra]ms DropTail
-    $ns queue-limit $s($i) $r1 2500
-    $ns queue-limit $r1 $s($i) 2500
-    $ns duplex-link $r2 $d($i) 1000Mb 1ms DropTail
-    $ns queue-limit $r2 $d($i) 2500
-    $ns queue-limit $d($i) $r2 2500
+    lassign [host_pair $ns $r1 $r2 1000Mb [expr 1.0 + $extra] 2500] s($i) d($i)
     set tcp($i) [new Agent/TCP/Linux]
     $tcp($i) set timestamps_ true
     $ns at 0 "$tcp($i) select_ca $ca"

@@ -732,16 +732,22 @@ fn once_per_rtt_takes_no_sample_from_a_retransmitted_segment() {
     assert_eq!(r.s.rtt().srtt(), None);
 }
 
-#[test]
-fn the_ns2_timer_restarts_at_a_fast_retransmit_and_rfc6298s_does_not() {
-    let ns2 = TcpConfig {
+/// ns-2's timer with the defaults of 2001 (100-ms ticks, no minimum RTO
+/// but two ticks, 6-s initial RTO, 64-s cap) on top of `base`.
+fn ns2_2001_timer(base: TcpConfig) -> TcpConfig {
+    TcpConfig {
         rto_estimator: crate::transport::RtoEstimator::Ns2,
         clock_granularity: SimDuration::from_millis(100),
         min_rto: SimDuration::ZERO,
         initial_rto: SimDuration::from_secs(6),
         max_rto: SimDuration::from_secs(64),
-        ..TcpConfig::default()
-    };
+        ..base
+    }
+}
+
+#[test]
+fn the_ns2_timer_restarts_at_a_fast_retransmit_and_rfc6298s_does_not() {
+    let ns2 = ns2_2001_timer(TcpConfig::default());
     for (cfg, restarted) in [(TcpConfig::default(), false), (ns2, true)] {
         let initial = cfg.initial_rto;
         let mut r = Rig::new(cfg, 10, None, None);
@@ -848,14 +854,7 @@ fn the_careful_recover_check_waits_for_an_ack_beyond_recover() {
 
 #[test]
 fn the_ns2_timer_times_a_recovery_segment_across_partial_ack_retransmissions() {
-    let ns2 = TcpConfig {
-        rto_estimator: crate::transport::RtoEstimator::Ns2,
-        clock_granularity: SimDuration::from_millis(100),
-        min_rto: SimDuration::ZERO,
-        initial_rto: SimDuration::from_secs(6),
-        max_rto: SimDuration::from_secs(64),
-        ..once_per_rtt_cfg()
-    };
+    let ns2 = ns2_2001_timer(once_per_rtt_cfg());
     for (cfg, sampled) in [(once_per_rtt_cfg(), 0), (ns2, 1)] {
         let mut r = two_holes(cfg);
         // Segment 10 (sent at 100 ms, after the fast retransmit) is timed;
