@@ -78,6 +78,12 @@ pub struct TcpConfig {
     /// those segments are left out of the FlightSize the reduction halves.
     /// Default false.
     pub limited_transmit: bool,
+    /// With `limited_transmit`, ns-2's rule (`singledup_`, `send_one`) in
+    /// place of RFC 3042's: each of the first two duplicate ACKs sends the
+    /// next segment in sequence, which after a timeout's go-back-N is a
+    /// retransmission, while the data outstanding stays within cwnd plus
+    /// the duplicates counted so far. Default false. No effect with `sack`.
+    pub limited_transmit_ns2: bool,
     /// Retransmission timeout before any RTT sample. Default 1 s (RFC 6298 section 2.1).
     pub initial_rto: SimDuration,
     /// Lower bound on the RTO (> 0). Default 1 s (RFC 6298 section 2.4);
@@ -231,6 +237,7 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             sack: false,
             limited_transmit: false,
+            limited_transmit_ns2: false,
             initial_rto: SimDuration::from_secs(1),
             min_rto: SimDuration::from_secs(1),
             max_rto: SimDuration::from_secs(60),

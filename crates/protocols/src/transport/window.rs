@@ -161,6 +161,8 @@ pub struct WindowSender {
     sack: bool,
     /// Limited transmit ([`TcpConfig::limited_transmit`]).
     limited_transmit: bool,
+    /// ns-2's limited transmit ([`TcpConfig::limited_transmit_ns2`]).
+    limited_transmit_ns2: bool,
     /// Which ACKs give the RTO estimator a sample ([`TcpConfig::rtt_samples`]).
     sampler: RttSampler,
     /// Bytes sent by limited transmit since the last new cumulative ACK.
@@ -248,6 +250,7 @@ impl WindowSender {
             ecn_hold: None,
             sack: cfg.sack,
             limited_transmit: cfg.limited_transmit,
+            limited_transmit_ns2: cfg.limited_transmit_ns2,
             sampler: RttSampler::new(
                 cfg.rtt_samples,
                 cfg.rto_estimator != super::RtoEstimator::Ns2,
@@ -567,6 +570,28 @@ impl WindowSender {
             // RFC 6582 step 2: fast retransmit, enter fast recovery.
             let inflation = i64::from(self.dupthresh) * self.mss as i64;
             self.enter_recovery(in_flight, inflation, ctx);
+        } else if self.limited_transmit
+            && self.limited_transmit_ns2
+            && self.dupacks < self.dupthresh
+        {
+            // ns-2's `send_one`: the next segment in sequence (new data or
+            // a go-back-N retransmission) if the data outstanding with it
+            // stays within cwnd + the duplicates counted.
+            let seq = self.snd_nxt;
+            let len = if seq < self.end { self.seg_len(seq) } else { 0 };
+            if len > 0
+                && (!self.stopped || seq < self.snd_max)
+                && seq - self.snd_una + len <= self.rwnd
+                && (seq + len - self.snd_una) as f64
+                    <= self.cwnd() as f64 + f64::from(self.dupacks) * self.mss as f64
+            {
+                let sent = self.transmit(seq, ctx);
+                if seq >= self.snd_max {
+                    self.limited_bytes += sent;
+                }
+                self.snd_nxt += sent;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+            }
         } else if self.limited_transmit
             && self.dupacks < self.dupthresh
             && self.dupacks <= 2

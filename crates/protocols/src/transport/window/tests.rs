@@ -868,3 +868,23 @@ fn the_ns2_timer_times_a_recovery_segment_across_partial_ack_retransmissions() {
         assert_eq!(samples(&r), sampled);
     }
 }
+
+#[test]
+fn ns2_limited_transmit_sends_the_next_segment_even_during_go_back_n() {
+    for (ns2, sent) in [(false, vec![]), (true, vec![1000])] {
+        let cfg = TcpConfig {
+            limited_transmit: true,
+            limited_transmit_ns2: ns2,
+            ..retx_cfg()
+        };
+        let mut r = Rig::new(cfg, 4, None, None);
+        r.start();
+        // The timeout resends segment 0 with cwnd = 1 (go-back-N: snd_nxt
+        // 1000, below snd_max 4000).
+        assert_eq!(seqs(&r.fire()), [0]);
+        // A duplicate ACK: RFC 3042 sends only new data (none fits here);
+        // ns-2's send_one sends segment 1, within cwnd + 1 duplicate.
+        let out = r.ack(0);
+        assert_eq!(seqs(&out), sent, "ns2 {ns2}");
+    }
+}
