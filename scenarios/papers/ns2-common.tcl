@@ -53,3 +53,25 @@ proc host_pair {ns r1 r2 bw access_ms qlen} {
     $ns queue-limit $d $r2 $qlen
     return [list $s $d]
 }
+
+# The random-loss bottleneck of the TCP cross-checks: r1 -> r2 200 Mb/s,
+# 48 ms, 2000-packet drop-tail queue, whose data direction loses each
+# packet with probability `loss` (an ErrorModel on its own stream seeded
+# `seed` + 1000); returns {r1 r2}.
+proc lossy_bottleneck {ns loss seed} {
+    set r1 [$ns node]
+    set r2 [$ns node]
+    $ns duplex-link $r1 $r2 200Mb 48ms DropTail
+    $ns queue-limit $r1 $r2 2000
+    set em [new ErrorModel]
+    $em unit pkt
+    $em set rate_ $loss
+    set erng [new RNG]
+    $erng seed [expr $seed + 1000]
+    set ev [new RandomVariable/Uniform]
+    $ev use-rng $erng
+    $em ranvar $ev
+    $em drop-target [new Agent/Null]
+    $ns lossmodel $em $r1 $r2
+    return [list $r1 $r2]
+}

@@ -27,20 +27,7 @@ if {$era == "2001"} {
     tcp_defaults_2001
 }
 set f [open $trace w]
-set r1 [$ns node]
-set r2 [$ns node]
-$ns duplex-link $r1 $r2 200Mb 48ms DropTail
-$ns queue-limit $r1 $r2 2000
-set em [new ErrorModel]
-$em unit pkt
-$em set rate_ $loss
-set erng [new RNG]
-$erng seed [expr $seed + 1000]
-set ev [new RandomVariable/Uniform]
-$ev use-rng $erng
-$em ranvar $ev
-$em drop-target [new Agent/Null]
-$ns lossmodel $em $r1 $r2
+lassign [lossy_bottleneck $ns $loss $seed] r1 r2
 set s [$ns node]
 set d [$ns node]
 $ns duplex-link $s $r1 1000Mb 1ms DropTail

@@ -29,20 +29,7 @@ Agent/TCP set window_ $win
 if {$era == "2001"} {
     tcp_defaults_2001
 }
-set r1 [$ns node]
-set r2 [$ns node]
-$ns duplex-link $r1 $r2 200Mb 48ms DropTail
-$ns queue-limit $r1 $r2 2000
-set em [new ErrorModel]
-$em unit pkt
-$em set rate_ $loss
-set erng [new RNG]
-$erng seed [expr $seed + 1000]
-set ev [new RandomVariable/Uniform]
-$ev use-rng $erng
-$em ranvar $ev
-$em drop-target [new Agent/Null]
-$ns lossmodel $em $r1 $r2
+lassign [lossy_bottleneck $ns $loss $seed] r1 r2
 for {set i 0} {$i < 25} {incr i} {
     set s($i) [$ns node]
     set d($i) [$ns node]
