@@ -128,10 +128,8 @@ pub struct NewReno {
     cwnd: f64,
     /// Slow-start threshold, bytes (`u64::MAX`: unlimited).
     ssthresh: u64,
-    /// ns-2's arithmetic ([`RenoRules::Ns2`], [`RenoRules::Ns2Integer`]).
-    ns2: bool,
-    /// ns-2's whole-segment reductions ([`RenoRules::Ns2Integer`]).
-    ns2_integer: bool,
+    /// The window arithmetic ([`NewRenoConfig::rules`]).
+    rules: RenoRules,
 }
 
 impl NewReno {
@@ -149,8 +147,7 @@ impl NewReno {
             ssthresh: cfg
                 .initial_ssthresh
                 .map_or(u64::MAX, |s| u64::from(s) * mss),
-            ns2: cfg.rules != RenoRules::Rfc5681,
-            ns2_integer: cfg.rules == RenoRules::Ns2Integer,
+            rules: cfg.rules,
         })
     }
 
@@ -169,13 +166,19 @@ impl NewReno {
     /// at least 2.
     fn ns2_halve(&mut self) -> f64 {
         let mss = self.mss as f64;
-        let half = if self.ns2_integer {
+        let half = if self.rules == RenoRules::Ns2Integer {
             ((self.cwnd / mss).floor() / 2.0).floor()
         } else {
             self.cwnd / mss / 2.0
         };
         self.ssthresh = (half.floor() as u64).max(2) * self.mss;
         half * mss
+    }
+
+    /// ns-2's arithmetic (either [`RenoRules`] of ns-2)?
+    #[inline]
+    fn ns2(&self) -> bool {
+        self.rules != RenoRules::Rfc5681
     }
 
     /// ns-2's `opencwnd`: one segment in slow start, `1/cwnd` segments in
@@ -196,7 +199,7 @@ impl Controller for NewReno {
         if ack.in_recovery || ack.acked == 0 || ack.ece {
             return;
         }
-        if self.ns2 {
+        if self.ns2() {
             self.ns2_open();
         } else if self.in_slow_start() {
             self.cwnd += ack.acked.min(ABC_LIMIT_SEGMENTS * self.mss) as f64;
@@ -207,11 +210,11 @@ impl Controller for NewReno {
 
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
         match ev {
-            Congestion::Loss { .. } | Congestion::Ecn { .. } if self.ns2 => {
+            Congestion::Loss { .. } | Congestion::Ecn { .. } if self.ns2() => {
                 let half = self.ns2_halve();
                 self.cwnd = half.max(self.mss as f64);
             }
-            Congestion::Timeout { .. } if self.ns2 => {
+            Congestion::Timeout { .. } if self.ns2() => {
                 self.ns2_halve();
                 self.cwnd = self.mss as f64;
             }
@@ -227,7 +230,7 @@ impl Controller for NewReno {
     }
 
     fn on_recovery_exit(&mut self, _now: SimTime) {
-        if self.ns2 {
+        if self.ns2() {
             // ns-2: the inflation goes, cwnd stays; the ACK opens it.
             self.ns2_open();
         } else {
