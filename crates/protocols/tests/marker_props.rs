@@ -117,6 +117,7 @@ proptest! {
             buffer: Some(QueueSize::Packets(b_pkts)),
             variant: if overflow_only { VqVariant::Overflow } else { VqVariant::BusyPeriod },
             pkt_size: Bytes::new(1000),
+            ..VirtualQueueConfig::default()
         };
         let mut vq = VirtualQueue::new(&cfg, &ctx()).unwrap();
         let mut rng = LazyRng::new(5, 0, StreamKind::LinkAlgorithm, 0);

@@ -41,7 +41,7 @@ pub use red::{Red, RedConfig, RedCount, RedMode, RedPreset};
 pub use rem::{MarkAt, Rem, RemConfig, RemFeedback, MAX_CODE_BITS};
 pub use sbrm::{sbrm_default_gamma, SbrmConfig};
 pub use threshold::{ThresholdMarker, ThresholdMarkerConfig};
-pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqVariant};
+pub use virtual_queue::{VirtualQueue, VirtualQueueConfig, VqFeedback, VqVariant};
 pub use xcp::{Xcp, XcpConfig, XcpRttWeight};
 
 /// What an algorithm may know about its link when it is built.

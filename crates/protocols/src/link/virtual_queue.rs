@@ -30,6 +30,16 @@
 //!   is kept as a byte position in the FIFO (cumulative bytes enqueued up to
 //!   the last packet of the period), so no per-packet state is stored; an
 //!   arrival the buffer will tail-drop is not counted in it.
+//! - [PAPER] seed 000, Table 5.4.2 row 23, "Direct Window Update, VQM, n
+//!   Bit", which the thesis does not explain. INFERRED (this file's
+//!   reading, `feedback = "explicit"`): Sec. 5.1.1 says VQM's single bit
+//!   makes the path price the *maximum* of the links' 0/1 prices (eq.
+//!   5.1.1) instead of their sum (the additive path price, eq. 3.2.15);
+//!   with n bits the header can carry the sum, so a link adds its price,
+//!   1 for a packet it would mark and 0 otherwise, to the EPF price header
+//!   (the count of marking links on the path, which n bits carry for up to
+//!   2^n - 1 links). No ECN mark is set then and none is counted, as for
+//!   REM's `feedback = "explicit"`.
 //! - INFERRED: B given in packets converts to bytes with `pkt_size` (default
 //!   1000 B, the spec's recommended packet size), so B = 30 pkt, theta = 0.95 gives
 //!   28 500 B: 28 whole 1000-B packets fit, as with the spec's packet units.
@@ -37,8 +47,8 @@
 
 use serde::{Deserialize, Serialize};
 use sim_core::{
-    BufferLimit, Bytes, Ecn, LazyRng, LinkAlgorithm, LinkView, Packet, ParamError, Reason, SimTime,
-    Verdict, PS_PER_SEC,
+    BufferLimit, Bytes, CcHeader, Ecn, HeaderFamily, LazyRng, LinkAlgorithm, LinkView, Packet,
+    PacketKind, ParamError, Reason, SimTime, Verdict, PS_PER_SEC,
 };
 
 use super::{LinkBuildCtx, QueueSize};
@@ -55,6 +65,18 @@ pub enum VqVariant {
     /// Every packet in the real queue from a virtual overflow until the
     /// virtual queue empties, marked as it leaves (seed 000's VQM).
     RealQueue,
+}
+
+/// How a virtual-queue mark reaches the source.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VqFeedback {
+    /// The ECN CE codepoint (one bit; the path's marks OR-combine).
+    #[default]
+    Ecn,
+    /// Add the link's price, 1 for a marked packet, to the price header
+    /// (the path's marks add up: Table 5.4.2's "VQM n Bit").
+    Explicit,
 }
 
 fn default_theta() -> f64 {
@@ -83,6 +105,10 @@ pub struct VirtualQueueConfig {
     /// Bytes per packet when B is in packets (default 1000 B).
     #[serde(default = "default_pkt_size")]
     pub pkt_size: Bytes,
+    /// `"ecn"` (default: CE marks) or `"explicit"` (add 1 per mark to the
+    /// price header).
+    #[serde(default)]
+    pub feedback: VqFeedback,
 }
 
 impl Default for VirtualQueueConfig {
@@ -92,6 +118,7 @@ impl Default for VirtualQueueConfig {
             buffer: None,
             variant: VqVariant::BusyPeriod,
             pkt_size: default_pkt_size(),
+            feedback: VqFeedback::Ecn,
         }
     }
 }
@@ -104,6 +131,7 @@ pub struct VirtualQueue {
     /// Virtual buffer theta*B, bytes.
     limit: f64,
     variant: VqVariant,
+    feedback: VqFeedback,
     /// Virtual backlog at `t_last`, bytes.
     vq: f64,
     t_last: SimTime,
@@ -142,6 +170,7 @@ impl VirtualQueue {
             vrate_bps: theta * ctx.capacity.bps_f64(),
             limit: theta * b,
             variant: cfg.variant,
+            feedback: cfg.feedback,
             vq: 0.0,
             t_last: SimTime::ZERO,
             marking: false,
@@ -180,6 +209,15 @@ impl VirtualQueue {
     /// (a period ends when the virtual queue first becomes empty).
     pub fn in_marking_period_at(&self, now: SimTime) -> bool {
         self.marking && !self.emptied_by(now)
+    }
+}
+
+/// `feedback = "explicit"`: add the link's price of a marked packet, 1, to
+/// a data packet's price header.
+#[inline]
+fn add_unit_price(pkt: &mut Packet) {
+    if let (PacketKind::Data, CcHeader::Price(h)) = (pkt.kind, &mut pkt.cc) {
+        h.price += 1.0;
     }
 }
 
@@ -228,10 +266,13 @@ impl LinkAlgorithm for VirtualQueue {
                 false
             }
         };
-        if mark {
-            Verdict::Mark(Reason::Virtual)
-        } else {
-            Verdict::Enqueue
+        match (mark, self.feedback) {
+            (false, _) => Verdict::Enqueue,
+            (true, VqFeedback::Ecn) => Verdict::Mark(Reason::Virtual),
+            (true, VqFeedback::Explicit) => {
+                add_unit_price(pkt);
+                Verdict::Enqueue
+            }
         }
     }
 
@@ -244,15 +285,28 @@ impl LinkAlgorithm for VirtualQueue {
         view: &LinkView,
         _rng: &mut LazyRng,
     ) -> Option<Reason> {
-        if view.departed_bytes <= self.mark_through && pkt.ecn.is_capable() {
-            pkt.ecn = Ecn::Ce;
-            return Some(Reason::Virtual);
+        if view.departed_bytes > self.mark_through {
+            return None;
         }
-        None
+        match self.feedback {
+            VqFeedback::Ecn if pkt.ecn.is_capable() => {
+                pkt.ecn = Ecn::Ce;
+                Some(Reason::Virtual)
+            }
+            VqFeedback::Ecn => None,
+            VqFeedback::Explicit => {
+                add_unit_price(pkt);
+                None
+            }
+        }
     }
 
     fn stamps_departures(&self) -> bool {
         self.variant == VqVariant::RealQueue
+    }
+
+    fn header_family(&self) -> Option<HeaderFamily> {
+        (self.feedback == VqFeedback::Explicit).then_some(HeaderFamily::Price)
     }
 
     /// The virtual backlog as of the last arrival, bytes.
@@ -278,11 +332,16 @@ mod tests {
     }
 
     fn small(variant: VqVariant) -> VirtualQueue {
+        small_with(variant, VqFeedback::Ecn)
+    }
+
+    fn small_with(variant: VqVariant, feedback: VqFeedback) -> VirtualQueue {
         let cfg = VirtualQueueConfig {
             theta: 0.5,
             buffer: Some(QueueSize::Packets(10)),
             variant,
             pkt_size: Bytes::new(1000),
+            feedback,
         };
         VirtualQueue::new(&cfg, &ctx(16_000_000, BufferLimit::Unlimited)).unwrap()
     }
@@ -457,6 +516,73 @@ mod tests {
         assert_eq!(depart(&mut q, 8000, Ecn::Ect), None);
     }
 
+    /// A data packet carrying a zeroed price header, as a `cp_tcp` source
+    /// with `feedback = "explicit"` stamps it.
+    fn priced(size: u32) -> Packet {
+        let mut pkt = Packet::new(FlowId(0), RouteId(0), PacketKind::Data, size, SimTime::ZERO);
+        pkt.cc = CcHeader::Price(PriceHeader::default());
+        pkt.ecn = Ecn::Ect;
+        pkt
+    }
+
+    fn price_of(pkt: &Packet) -> f64 {
+        match pkt.cc {
+            CcHeader::Price(h) => h.price,
+            _ => panic!("{:?}", pkt.cc),
+        }
+    }
+
+    #[test]
+    fn vq_explicit_feedback_adds_one_per_marking_link_to_the_price_header() {
+        let mut rng = LazyRng::new(1, 0, StreamKind::LinkAlgorithm, 0);
+        assert_eq!(small(VqVariant::BusyPeriod).header_family(), None);
+        // Two busy-period links, the first overflowing, the second not yet.
+        let mut a = small_with(VqVariant::BusyPeriod, VqFeedback::Explicit);
+        let mut b = small_with(VqVariant::BusyPeriod, VqFeedback::Explicit);
+        assert_eq!(a.header_family(), Some(HeaderFamily::Price));
+        let view = LinkView::idle(SimTime::ZERO, Rate::from_bps(16_000_000));
+        for _ in 0..5 {
+            a.on_arrival(&mut priced(1000), &view, &mut rng);
+        }
+        let mut pkt = priced(1000);
+        // The overflow is a price of 1, not an ECN mark or a drop.
+        assert_eq!(a.on_arrival(&mut pkt, &view, &mut rng), Verdict::Enqueue);
+        assert_eq!((price_of(&pkt), pkt.ecn), (1.0, Ecn::Ect));
+        assert_eq!(b.on_arrival(&mut pkt, &view, &mut rng), Verdict::Enqueue);
+        assert_eq!(price_of(&pkt), 1.0, "b is not marking: adds 0");
+        for _ in 0..5 {
+            b.on_arrival(&mut priced(1000), &view, &mut rng);
+        }
+        // Both links marking: the header sums their prices (the n-bit
+        // path price), where one ECN bit would carry their maximum.
+        let mut pkt = priced(1000);
+        a.on_arrival(&mut pkt, &view, &mut rng);
+        b.on_arrival(&mut pkt, &view, &mut rng);
+        assert_eq!((price_of(&pkt), pkt.ecn), (2.0, Ecn::Ect));
+        // A pure ACK is not priced.
+        let mut ack = priced(40);
+        ack.kind = PacketKind::Ack;
+        a.on_arrival(&mut ack, &view, &mut rng);
+        assert_eq!(price_of(&ack), 0.0);
+        // Real-queue variant: the packets queued in the period are priced
+        // as they leave.
+        let mut q = small_with(VqVariant::RealQueue, VqFeedback::Explicit);
+        let lim = BufferLimit::Unlimited;
+        for k in 0..6 {
+            arrive_real(&mut q, SimTime::ZERO, 0, k * 1000, lim);
+        }
+        assert_eq!(q.mark_through, 6000);
+        for (departed, price) in [(6000, 1.0), (7000, 0.0)] {
+            let view = LinkView {
+                departed_bytes: departed,
+                ..LinkView::idle(SimTime::ZERO, Rate::from_bps(16_000_000))
+            };
+            let mut pkt = priced(1000);
+            assert_eq!(q.on_departure(&mut pkt, &view, &mut rng), None);
+            assert_eq!((price_of(&pkt), pkt.ecn), (price, Ecn::Ect), "{departed}");
+        }
+    }
+
     #[test]
     fn vq_real_queue_does_not_count_an_arrival_the_buffer_drops() {
         let mut q = small(VqVariant::RealQueue);
@@ -498,7 +624,8 @@ mod tests {
 theta = 0.9
 buffer = "20pkt"
 variant = "overflow"
-pkt_size = "1500B""#,
+pkt_size = "1500B"
+feedback = "explicit""#,
         )
         .unwrap();
         assert_eq!(c.name(), "virtual_queue");
@@ -506,6 +633,7 @@ pkt_size = "1500B""#,
             panic!("{c:?}")
         };
         assert_eq!(cfg.variant, VqVariant::Overflow);
+        assert_eq!(cfg.feedback, VqFeedback::Explicit);
         let q = VirtualQueue::new(cfg, &ctx(10_000_000, BufferLimit::Unlimited)).unwrap();
         assert!((q.limit_bytes() - 0.9 * 20.0 * 1500.0).abs() < 1e-9);
         // Defaults.
@@ -518,6 +646,7 @@ pkt_size = "1500B""#,
             "kind = \"virtual_queue\"\ntheta = 0.9\nbufer = \"30pkt\"",
             "kind = \"virtual_queue\"\nvariant = \"sometimes\"",
             "kind = \"virtual_queue\"\nvariant = \"realqueue\"",
+            "kind = \"virtual_queue\"\nfeedback = \"four_bit\"",
             "kind = \"virtual_queue\"\nbuffer = \"unlimited\"",
             "kind = \"virtual_queue\"\nbuffer = 30",
         ] {
