@@ -39,6 +39,23 @@ proc tcp_defaults_2001 {} {
     Agent/TCP/Newreno set partial_window_deflation_ 0
 }
 
+# Queue/RED with the defaults of April 2001 (ns-2.35's
+# tcl/lib/ns-default.tcl dated comments): thresholds 5 and 15 packets and
+# q_weight_ 0.002 (automatic configuration from 2001/12/29), gentle_ false
+# (true from 2001/04/23, four days before Damm (2001) was submitted),
+# packet-mode averages and queue (bytes_, queue_in_bytes_ true from
+# 2004/10/11), max_p = 1 / linterm_ = 0.1 (use_mark_p_ added 2005/11/23).
+proc red_defaults_2001 {} {
+    Queue/RED set thresh_ 5
+    Queue/RED set maxthresh_ 15
+    Queue/RED set q_weight_ 0.002
+    Queue/RED set gentle_ false
+    Queue/RED set bytes_ false
+    Queue/RED set queue_in_bytes_ false
+    Queue/RED set use_mark_p_ false
+    Queue/RED set linterm_ 10
+}
+
 # A host pair on a dumbbell: a sender s attached to r1 by a link of `bw`
 # and `access_ms` ms, a receiver d attached to r2 by one of `bw` and 1 ms,
 # both links with `qlen`-packet queues each way; returns {s d}.

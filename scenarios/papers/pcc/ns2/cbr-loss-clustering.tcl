@@ -7,8 +7,8 @@
 # not part of netsim.
 #
 #   apt-get install ns2
-#   ns cbr-loss-clustering.tcl SEED DURATION_S TRACE_FILE [ERA]
-#   python3 loss-events.py TRACE_FILE MEAN_QUEUE_PKTS
+#   ns cbr-loss-clustering.tcl SEED DURATION_S TRACE_FILE [ERA [DELAY_MS BUFFER SPREAD_MS [QUEUE]]]
+#   python3 loss-events.py TRACE_FILE MEAN_QUEUE_PKTS [DELAY_MS SPREAD_MS]
 #
 # Set-up: r1 -> r2 25.6 Mb/s, 45.5 ms, drop-tail, 320 packets; pair i's
 # access link 100 Mb/s with 1 + 0.1 (i mod 50) ms, egress 100 Mb/s 1 ms,
@@ -18,13 +18,32 @@
 # rate, TCP's packets per flow per second and the mean queue; writes the
 # bottleneck's queue trace (drops included) to TRACE_FILE. ERA: none for
 # ns-2.35's TCP defaults, "2001" for those of April 2001
-# (`tcp_defaults_2001` in ../../ns2-common.tcl).
+# (`tcp_defaults_2001` in ../../ns2-common.tcl). DELAY_MS, BUFFER and
+# SPREAD_MS replace the bottleneck's 45.5 ms, its 320 packets and the
+# access links' 0.1-ms step (E13's set-up, ../e13-rtd.toml: DELAY_MS its
+# bottleneck delay d, BUFFER its buffer, SPREAD_MS 0, so every round trip
+# is 2 (1 + d + 1) ms). QUEUE is the bottleneck's queue, DropTail (the
+# default) or RED: ns-2's RED of April 2001, dropping (E14,
+# ../e14-red.toml; `red_defaults_2001` in ../../ns2-common.tcl).
 set seed [lindex $argv 0]
 set dur [lindex $argv 1]
 set trace [lindex $argv 2]
 set era [lindex $argv 3]
+set delay_ms 45.5
+set buffer 320
+set spread_ms 0.1
+set queue DropTail
+if {$argc >= 7} {
+    set delay_ms [lindex $argv 4]
+    set buffer [lindex $argv 5]
+    set spread_ms [lindex $argv 6]
+}
+if {$argc >= 8} {
+    set queue [lindex $argv 7]
+}
 source [file join [file dirname [info script]] .. .. ns2-common.tcl]
 set ns [new Simulator]
+red_defaults_2001
 set uni [seeded_uniform $seed]
 Agent/TCP set packetSize_ 960
 Agent/TCP set window_ 100000
@@ -33,14 +52,14 @@ if {$era == "2001"} {
 }
 set r1 [$ns node]
 set r2 [$ns node]
-$ns simplex-link $r1 $r2 25.6Mb 45.5ms DropTail
-$ns simplex-link $r2 $r1 25.6Mb 45.5ms DropTail
-$ns queue-limit $r1 $r2 320
-$ns queue-limit $r2 $r1 320
+$ns simplex-link $r1 $r2 25.6Mb ${delay_ms}ms $queue
+$ns simplex-link $r2 $r1 25.6Mb ${delay_ms}ms DropTail
+$ns queue-limit $r1 $r2 $buffer
+$ns queue-limit $r2 $r1 $buffer
 set tf [open $trace w]
 $ns trace-queue $r1 $r2 $tf
 for {set i 0} {$i < 100} {incr i} {
-  set a [expr 1.0 + 0.1 * ($i % 50)]
+  set a [expr 1.0 + $spread_ms * ($i % 50)]
   set s($i) [$ns node]
   set d($i) [$ns node]
   $ns duplex-link $s($i) $r1 100Mb ${a}ms DropTail
