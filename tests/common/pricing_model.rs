@@ -1,0 +1,1147 @@
+//! The event-driven reference model of `tests/pricing_reference_model.rs`,
+//! whose header says what it models, from which documents, and how it is
+//! compared with netsim. It shares no code with the engine, the links, the
+//! transport or the controllers.
+
+use std::collections::VecDeque;
+
+use super::shared::{as_secs, bps, bytes, default_ack_bytes, ps, secs, Events, Ps, SplitMix};
+
+/// What one run measures on the two core links (r1->r2, r2->r3).
+#[derive(Clone, Debug, Default)]
+pub struct Outcome {
+    pub utilisation: [f64; 2],
+    pub backlog: [f64; 2],
+    pub mark_prob: [f64; 2],
+    /// Each flow group's mean throughput (data received in the run), bits/s.
+    pub rate: Vec<f64>,
+    /// Retransmission timeouts of all flows, and the packets RED dropped.
+    pub timeouts: f64,
+    pub red_drops: f64,
+}
+
+/// A link of the model: a FIFO and a serializer.
+struct Link {
+    bps: f64,
+    delay: Ps,
+    buffer: usize,
+    marker: Marker,
+    queue: VecDeque<Pkt>,
+    busy: bool,
+    /// Measurement: bytes that started transmission, packets arrived and
+    /// marked, the time-weighted waiting count.
+    departed: f64,
+    arrived: u64,
+    marked: u64,
+    area: f64,
+    last: Ps,
+}
+
+/// What a core link marks with.
+#[derive(Clone)]
+enum Marker {
+    /// No marking (the reverse directions and the access links).
+    None,
+    /// SBRM (spec 2.6): on leaving, 1 - exp(-gamma [b - b0]^+), b the
+    /// packets behind the leaving one.
+    Sbrm { gamma: f64, b0: f64 },
+    /// VQM (spec 2.5): a fluid virtual queue of `limit` bytes served at
+    /// `rate` bytes/s beside the real one; from a virtual overflow until the
+    /// virtual queue empties, every packet in the real queue (waiting at the
+    /// overflow or arriving in the period) is marked as it leaves. As the
+    /// file's link documents its [INFERRED] choices: the virtual queue is
+    /// updated at arrivals, its emptying seen at the next arrival (one that
+    /// comes at the exact instant is not marked), the overflowing packet is
+    /// marked but not added, the packet in transmission at the overflow is
+    /// not marked.
+    /// REM's PC3 with the price sent in full (EPF, spec 2.3.2-2.3.3): every
+    /// `interval`, yhat = (1 - delta) yhat + delta (bytes arrived / packet
+    /// size), then price = [price + gamma (alpha (b - b0) + yhat - c)]^+, b
+    /// the waiting packets then, c the capacity in packets per interval;
+    /// each data packet leaving adds the price to its header (as the file's
+    /// link documents: departure stamping, every arriving byte counted).
+    /// With `ln_phi` set (REM's 1-bit feedback, spec 2.4), the price is not
+    /// written: each data packet leaving is marked CE with probability
+    /// 1 - phi^-price instead (the file's `mark_at` default, departure).
+    Pc3 {
+        gamma: f64,
+        alpha: f64,
+        b0: f64,
+        delta: f64,
+        c: f64,
+        pkt: f64,
+        price: f64,
+        yhat: f64,
+        bytes_in: f64,
+        ln_phi: Option<f64>,
+    },
+    /// RED as ns-2's REDQueue (the conventions link/red.rs's header
+    /// documents: its header, not its code), in packets: on each arrival the
+    /// average takes the packets waiting (the arriving one not counted),
+    /// after an idle period first decaying m = floor(ptc x idle time) times
+    /// (ptc = capacity / mean packet size; the idle period begins when the
+    /// serializer finished with an empty queue); `count` counts arrivals
+    /// since the last early decision; with avg >= min_th and more than one
+    /// packet waiting, the first such arrival only sets `old`, later ones
+    /// are selected with p_b = max_p (avg - min_th) / (max_th - min_th)
+    /// (gentle: max_p + (1 - max_p) (avg - max_th) / max_th above max_th)
+    /// turned into count / (1 - count p_b) (`count = "classic"`), when a
+    /// uniform draw in [0, 1) is at most that; no draw when it is 0 or at
+    /// least 1. A selected data packet (ECN-capable) is marked CE on
+    /// arrival; a selected ACK (not ECN-capable, RFC 3168) is dropped.
+    Red {
+        min_th: f64,
+        max_th: f64,
+        max_p: f64,
+        w_q: f64,
+        gentle: bool,
+        ptc: f64,
+        avg: f64,
+        count: u32,
+        old: bool,
+        idle_since: Option<Ps>,
+    },
+    Vq {
+        rate: f64,
+        limit: f64,
+        vq: f64,
+        last: Ps,
+        active: bool,
+        /// Byte position (cumulative bytes enqueued) up to which packets
+        /// are to be marked.
+        mark_upto: f64,
+        cum: f64,
+    },
+}
+
+#[derive(Clone, Copy)]
+struct Pkt {
+    flow: usize,
+    ack: bool,
+    /// A data segment's number; an ACK's cumulative acknowledgement (the
+    /// next segment the receiver expects).
+    seq: u64,
+    /// Send time of the data segment (echoed by its ACK).
+    ts: Ps,
+    /// CE on data; on an ACK, the echo (ECE).
+    ce: bool,
+    /// CWR on data (classic echo).
+    cwr: bool,
+    hop: usize,
+    bytes: f64,
+    /// The byte position of its end in the current link's FIFO.
+    pos: f64,
+    /// The path price the header has summed (EPF), echoed by the ACK.
+    price: f64,
+}
+
+struct Flow {
+    /// Index of its `[[flows]]` group in the file.
+    group: usize,
+    /// Data bytes its receiver got before the end.
+    rx: f64,
+    route: Vec<usize>,
+    ack_route: Vec<usize>,
+    /// When it starts sending.
+    start: Ps,
+    w: f64,
+    source: Source,
+    cwnd: f64,
+    ssthresh: f64,
+    nxt: u64,
+    una: u64,
+    srtt: Option<f64>,
+    /// RFC 3168's classic echo (TCP/RM, NewReno-ECN): the sender's
+    /// `ecn_recover` (a new ECE counts once an ACK passes it) and pending
+    /// CWR, and the receiver's ECE state (set by CE, cleared by CWR).
+    ecn_recover: u64,
+    cwr_pending: bool,
+    ece: bool,
+    /// The receiver's next expected segment (data arrive in order: the
+    /// model loses no data, only ACKs).
+    rcv_nxt: u64,
+    /// RFC 6298's retransmission timer, for the classic-echo sources (the
+    /// files' transport defaults: 1-s initial and minimum RTO, 60-s cap, no
+    /// clock granularity, a sample from every ACK of new data through its
+    /// echoed timestamp): SRTT and RTTVAR, the RTO (s), the deadline of the
+    /// running timer (its generation invalidates older events).
+    rto_srtt: Option<f64>,
+    rttvar: f64,
+    rto: f64,
+    timer: Option<Ps>,
+    timer_gen: u64,
+    /// TCP/RM's RTT rule: samples of ACKs below this segment (the next one
+    /// to send when the last timeout was detected) are not taken.
+    discard_below: u64,
+    timeouts: u64,
+}
+
+/// The source algorithm of a flow.
+enum Source {
+    /// Key's rule (SBRM's source variant 1, VQM's source): gain kappa.
+    Key { kappa: f64 },
+    /// CP-TCP's direct window update with the explicit price: kappa_bar.
+    Direct { kappa_bar: f64 },
+    /// Vegas/CP over 1-bit marks.
+    Vegas(VegasCp),
+    /// TCP/RM (spec 2.7, eqs. 5.6.1-5.6.2): NewReno, but in congestion
+    /// avoidance cwnd += kappa RTT w / cwnd per ACK without ECE and cwnd -=
+    /// kappa cwnd on the first ECE of a round trip (the classic echo's
+    /// reduction point), which also lowers ssthresh with the window (floor
+    /// one segment); an ECE in slow start halves as NewReno.
+    TcpRm { kappa: f64 },
+    /// NewReno with ECN (RFC 5681, RFC 3168): +1 per ACK in slow start, +1
+    /// / cwnd per ACK in congestion avoidance, none on an ECE ACK; the
+    /// reduction sets ssthresh = max(FlightSize / 2, 2) and cwnd to it.
+    NewReno,
+}
+
+impl Source {
+    /// True if the flow uses RFC 3168's classic echo (ECE until CWR), false
+    /// for a per-packet echo (every ACK carries its own segment's CE).
+    fn classic(&self) -> bool {
+        matches!(self, Source::TcpRm { .. } | Source::NewReno)
+    }
+}
+
+/// What the ACKs of a Vegas round do to the window.
+#[derive(Clone, Copy, PartialEq)]
+enum Grow {
+    Not,
+    /// Slow start: one segment per ACK.
+    Slow,
+    /// Congestion avoidance: one segment over the round (1 / cwnd per ACK).
+    Linear,
+}
+
+/// Vegas/CP (spec 2.4, eq. 5.2.7) on ns-2's Vegas, with the conventions
+/// cc/vegas.rs and cc/vegas_cp.rs document (their headers, not their code):
+/// a round ends on the first ACK above the data sent when it began; its RTT
+/// is the mean of its samples; BaseRTT the least sample (or the round's RTT
+/// when it sent at most one segment); Diff = (window / BaseRTT - sent /
+/// RTT) BaseRTT with the window the data in flight at that ACK, rounded to
+/// the nearest segment; slow start grows one segment per ACK in every other
+/// round and ends, cutting 1/8, when Diff > gamma = 1; then once per round
+/// the charge p_hat cwnd / SRTT is compared with w: below, one segment over
+/// the next round (1 / cwnd per ACK); above, one segment off at once (floor
+/// one segment); growth only while at most 2 segments of the window are
+/// unused. p_hat = -log_phi(1 - m_hat) over the last `history` ACKs' CE
+/// echoes, m_hat = 1 read as (n - 1/2) / n.
+struct VegasCp {
+    w: f64,
+    ln_phi: f64,
+    history: usize,
+    marks: VecDeque<bool>,
+    marked: usize,
+    slow_start: bool,
+    base: Option<f64>,
+    rtt_sum: f64,
+    rtt_cnt: u32,
+    round_mark: u64,
+    grow: Grow,
+    inc_flag: bool,
+}
+
+impl VegasCp {
+    fn price(&self) -> f64 {
+        let n = self.marks.len();
+        if n == 0 || self.marked == 0 {
+            return 0.0;
+        }
+        let m = (self.marked as f64 / n as f64).min(1.0 - 0.5 / n as f64);
+        -(1.0 - m).ln() / self.ln_phi
+    }
+}
+
+enum Ev {
+    /// A transmission on the link ends (ordered before arrivals).
+    TxDone(usize, Pkt),
+    /// A packet reaches the far end of the link it crossed (its route's
+    /// hop `p.hop`).
+    Arrive(Pkt),
+    /// A PC3 link's periodic price update.
+    Tick(usize),
+    /// A flow starts (one that does not start at 0).
+    Start(usize),
+    /// A flow's retransmission timer (of the given generation) expires.
+    Rto(usize, u64),
+}
+
+/// Times double so that a transmission's end sorts before an arrival at the
+/// same instant.
+fn key(t: Ps, done: bool) -> Ps {
+    2 * t + u64::from(!done)
+}
+
+struct Model {
+    links: Vec<Link>,
+    flows: Vec<Flow>,
+    ev: Events<Ev>,
+    /// PC3's update interval, and the first update's offset from it.
+    tick: Ps,
+    phase: Ps,
+    rng: SplitMix,
+    mss: f64,
+    ack_bytes: f64,
+    end: Ps,
+    dropped: u64,
+    /// ACKs RED dropped (RED's selection of a packet that is not
+    /// ECN-capable).
+    red_drops: u64,
+    /// The two links measured (indices).
+    measure: [usize; 2],
+}
+
+impl Model {
+    fn note(&mut self, l: usize, now: Ps) {
+        let k = &mut self.links[l];
+        let t = now.min(self.end);
+        if t > k.last {
+            k.area += k.queue.len() as f64 * (t - k.last) as f64;
+            k.last = t;
+        }
+    }
+
+    fn start_tx(&mut self, l: usize, mut p: Pkt, now: Ps) {
+        let behind = self.links[l].queue.len() as f64;
+        let k = &mut self.links[l];
+        k.busy = true;
+        if now < self.end {
+            k.departed += p.bytes;
+        }
+        let mark = !p.ack
+            && match k.marker {
+                Marker::None => false,
+                Marker::Sbrm { gamma, b0 } => {
+                    behind > b0 && self.rng.unit() < 1.0 - (-gamma * (behind - b0)).exp()
+                }
+                Marker::Vq { mark_upto, .. } => p.pos <= mark_upto,
+                // RED decides on arrival.
+                Marker::Red { .. } => false,
+                Marker::Pc3 {
+                    price,
+                    ln_phi: Some(ln_phi),
+                    ..
+                } => self.rng.unit() < 1.0 - (-ln_phi * price).exp(),
+                Marker::Pc3 { price, .. } => {
+                    p.price += price;
+                    false
+                }
+            };
+        if mark {
+            p.ce = true;
+            if now < self.end {
+                k.marked += 1;
+            }
+        }
+        let t = now + ps(p.bytes * 8.0 / k.bps);
+        self.ev.push(key(t, true), Ev::TxDone(l, p));
+    }
+
+    fn arrive(&mut self, l: usize, mut p: Pkt, now: Ps) {
+        self.note(l, now);
+        if now < self.end {
+            self.links[l].arrived += 1;
+        }
+        let k = &mut self.links[l];
+        let drop = k.busy && k.queue.len() >= k.buffer;
+        let waiting = k.queue.len();
+        let idle = !k.busy && waiting == 0;
+        // RED's verdict: None, or Some(forced) for a selected packet.
+        let mut red: Option<(bool, f64)> = None;
+        if let Marker::Red {
+            min_th,
+            max_th,
+            max_p,
+            w_q,
+            gentle,
+            ptc,
+            avg,
+            count,
+            old,
+            idle_since,
+        } = &mut k.marker
+        {
+            let m = match idle_since.take() {
+                Some(t0) if idle => (*ptc * as_secs(now - t0)).floor() as i32,
+                _ => 0,
+            };
+            *avg = *avg * (1.0 - *w_q).powi(m + 1) + *w_q * waiting as f64;
+            *count += 1;
+            if *avg >= *min_th && waiting > 1 {
+                let forced = if *gentle {
+                    *avg >= 2.0 * *max_th
+                } else {
+                    *avg >= *max_th
+                };
+                if forced {
+                    *count = 0;
+                    red = Some((true, 1.0));
+                } else if !*old {
+                    *count = 1;
+                    *old = true;
+                } else {
+                    let pb = if *avg < *max_th {
+                        *max_p * (*avg - *min_th) / (*max_th - *min_th)
+                    } else {
+                        *max_p + (1.0 - *max_p) * (*avg - *max_th) / *max_th
+                    };
+                    let c = f64::from(*count);
+                    let pa = if c * pb < 1.0 {
+                        pb / (1.0 - c * pb)
+                    } else {
+                        1.0
+                    };
+                    red = Some((false, pa));
+                }
+            } else {
+                *old = false;
+            }
+        }
+        let mut red_drop = false;
+        if let Some((forced, pa)) = red {
+            let selected = forced || pa >= 1.0 || (pa > 0.0 && self.rng.unit() <= pa);
+            if selected {
+                if let Marker::Red { count, .. } = &mut self.links[l].marker {
+                    *count = 0;
+                }
+                if p.ack || forced {
+                    red_drop = true;
+                } else {
+                    p.ce = true;
+                    if now < self.end {
+                        self.links[l].marked += 1;
+                    }
+                }
+            }
+        }
+        let k = &mut self.links[l];
+        if let Marker::Pc3 { bytes_in, .. } = &mut k.marker {
+            *bytes_in += p.bytes;
+        }
+        if let Marker::Vq {
+            rate,
+            limit,
+            vq,
+            last,
+            active,
+            mark_upto,
+            cum,
+        } = &mut k.marker
+        {
+            let drained = *rate * as_secs(now - *last);
+            *last = now;
+            if drained >= *vq {
+                *active = false;
+            }
+            *vq = (*vq - drained).max(0.0);
+            if *vq + p.bytes > *limit {
+                *active = true;
+            } else {
+                *vq += p.bytes;
+            }
+            if !drop {
+                *cum += p.bytes;
+                p.pos = *cum;
+                if *active {
+                    *mark_upto = *cum;
+                }
+            }
+        }
+        if drop {
+            self.dropped += 1;
+        } else if red_drop {
+            self.red_drops += 1;
+        } else if !self.links[l].busy {
+            self.start_tx(l, p, now);
+        } else {
+            self.links[l].queue.push_back(p);
+        }
+    }
+
+    fn send(&mut self, f: usize, now: Ps) {
+        loop {
+            let fl = &self.flows[f];
+            let window = (fl.cwnd * self.mss).floor();
+            if ((fl.nxt - fl.una + 1) as f64) * self.mss > window {
+                return;
+            }
+            let first = fl.route[0];
+            let cwr = fl.cwr_pending;
+            let seq = fl.nxt;
+            let arm = fl.source.classic() && fl.timer.is_none();
+            self.flows[f].cwr_pending = false;
+            self.flows[f].nxt += 1;
+            if arm {
+                self.arm(f, now);
+            }
+            let p = Pkt {
+                flow: f,
+                ack: false,
+                seq,
+                ts: now,
+                ce: false,
+                cwr,
+                hop: 0,
+                bytes: self.mss,
+                pos: 0.0,
+                price: 0.0,
+            };
+            self.arrive(first, p, now);
+        }
+    }
+
+    /// (Re)start flow `f`'s retransmission timer: RTO from now.
+    fn arm(&mut self, f: usize, now: Ps) {
+        let fl = &mut self.flows[f];
+        fl.timer_gen += 1;
+        let t = now + ps(fl.rto);
+        fl.timer = Some(t);
+        self.ev.push(key(t, false), Ev::Rto(f, fl.timer_gen));
+    }
+
+    /// RFC 6298 section 5.5-5.6 and the loss reaction the pricing sources
+    /// share with NewReno (cc/pricing_window.rs's header): ssthresh =
+    /// max(FlightSize / 2, 2), cwnd = 1, the RTO doubled (at most 60 s), and
+    /// go-back-N from the first unacknowledged segment. TCP/RM stops taking
+    /// RTT samples until an ACK reaches the segment it would have sent next.
+    fn timeout(&mut self, f: usize, now: Ps) {
+        let fl = &mut self.flows[f];
+        fl.timer = None;
+        fl.timeouts += 1;
+        fl.ssthresh = ((fl.nxt - fl.una) as f64 / 2.0).max(2.0);
+        fl.cwnd = 1.0;
+        if matches!(fl.source, Source::TcpRm { .. }) {
+            fl.discard_below = fl.nxt;
+        }
+        fl.nxt = fl.una;
+        fl.rto = (2.0 * fl.rto).min(60.0);
+        self.send(f, now);
+    }
+
+    fn on_ack(&mut self, p: Pkt, now: Ps) {
+        let fl = &mut self.flows[p.flow];
+        if p.seq <= fl.una {
+            // Acknowledges nothing new (no data is lost, so only an ACK of a
+            // spurious retransmission could): no effect.
+            return;
+        }
+        let in_flight = fl.nxt.max(p.seq) - fl.una;
+        // Segments newly acknowledged, counted at most 2 (RFC 3465's L, as
+        // cc/pricing_window.rs's header says).
+        let n = (p.seq - fl.una).min(2) as f64;
+        fl.una = p.seq;
+        fl.nxt = fl.nxt.max(fl.una);
+        let r = as_secs(now - p.ts);
+        if fl.source.classic() {
+            // The transport's RTO (every ACK of new data is a sample).
+            match fl.rto_srtt {
+                None => {
+                    fl.rto_srtt = Some(r);
+                    fl.rttvar = r / 2.0;
+                }
+                Some(s) => {
+                    fl.rttvar = 0.75 * fl.rttvar + 0.25 * (s - r).abs();
+                    fl.rto_srtt = Some(0.875 * s + 0.125 * r);
+                }
+            }
+            fl.rto = (fl.rto_srtt.unwrap() + 4.0 * fl.rttvar).clamp(1.0, 60.0);
+            if fl.una == fl.nxt {
+                fl.timer = None;
+                fl.timer_gen += 1;
+            } else {
+                self.arm(p.flow, now);
+            }
+        }
+        let fl = &mut self.flows[p.flow];
+        // TCP/RM takes a sample only from an ACK that reaches past the
+        // highest segment sent when the last timeout was detected.
+        if p.seq >= fl.discard_below || !matches!(fl.source, Source::TcpRm { .. }) {
+            fl.srtt = Some(match fl.srtt {
+                None => r,
+                Some(s) => 0.875 * s + 0.125 * r,
+            });
+        }
+        // (Before TCP/RM's first accepted sample the window is in slow
+        // start, which does not read it.)
+        let rtt = fl.srtt.or(fl.rto_srtt).unwrap();
+        if let Source::Vegas(v) = &mut fl.source {
+            // The price estimate takes this ACK's echo first.
+            v.marks.push_back(p.ce);
+            v.marked += usize::from(p.ce);
+            if v.marks.len() > v.history {
+                v.marked -= usize::from(v.marks.pop_front().unwrap());
+            }
+            v.rtt_sum += r;
+            v.rtt_cnt += 1;
+            if r > 0.0 && v.base.is_none_or(|b| r < b) {
+                v.base = Some(r);
+            }
+            if fl.una > v.round_mark {
+                let round_rtt = v.rtt_sum / f64::from(v.rtt_cnt);
+                let sent = (fl.nxt - v.round_mark) as f64;
+                if sent <= 1.0 || v.base.is_none_or(|b| round_rtt < b) {
+                    v.base = Some(round_rtt);
+                }
+                let base = v.base.unwrap();
+                let diff = ((in_flight as f64 / base - sent / round_rtt) * base + 0.5).floor();
+                if v.slow_start {
+                    v.inc_flag = !v.inc_flag;
+                    if !v.inc_flag {
+                        v.grow = Grow::Not;
+                    } else if diff > 1.0 {
+                        v.slow_start = false;
+                        fl.cwnd = (fl.cwnd - fl.cwnd / 8.0).max(1.0);
+                        v.grow = Grow::Not;
+                    } else {
+                        v.grow = Grow::Slow;
+                    }
+                } else {
+                    let charge = v.price() * fl.cwnd / rtt;
+                    v.grow = if charge < v.w {
+                        Grow::Linear
+                    } else {
+                        if charge > v.w {
+                            fl.cwnd = (fl.cwnd - 1.0).max(1.0);
+                        }
+                        Grow::Not
+                    };
+                }
+                v.round_mark = fl.nxt;
+                v.rtt_sum = 0.0;
+                v.rtt_cnt = 0;
+            }
+            let unused = fl.cwnd - (fl.nxt - fl.una) as f64;
+            if unused <= 2.0 {
+                match v.grow {
+                    Grow::Not => {}
+                    Grow::Slow => fl.cwnd += 1.0,
+                    Grow::Linear => fl.cwnd += 1.0 / fl.cwnd,
+                }
+            }
+            self.send(p.flow, now);
+            return;
+        }
+        let classic = match fl.source {
+            Source::TcpRm { kappa } => Some(Some(kappa)),
+            Source::NewReno => Some(None),
+            _ => None,
+        };
+        if let Some(rm) = classic {
+            // Byte-exact ssthresh after TCP/RM's moves (the window's bytes).
+            let floor_bytes = |c: f64| (c * 1000.0).floor() / 1000.0;
+            if !p.ce {
+                if fl.cwnd < fl.ssthresh {
+                    fl.cwnd += n;
+                } else if let Some(kappa) = rm {
+                    fl.cwnd = (fl.cwnd + n * kappa * rtt * fl.w / fl.cwnd).max(1.0);
+                    fl.ssthresh = fl.ssthresh.min(floor_bytes(fl.cwnd));
+                } else {
+                    fl.cwnd += 1.0 / fl.cwnd;
+                }
+            } else if fl.una > fl.ecn_recover {
+                match rm {
+                    Some(kappa) if fl.cwnd >= fl.ssthresh => {
+                        fl.cwnd = (fl.cwnd - kappa * fl.cwnd).max(1.0);
+                        fl.ssthresh = fl.ssthresh.min(floor_bytes(fl.cwnd));
+                    }
+                    _ => {
+                        fl.ssthresh = (in_flight as f64 / 2.0).max(2.0);
+                        fl.cwnd = fl.ssthresh;
+                    }
+                }
+                fl.ecn_recover = fl.nxt;
+                fl.cwr_pending = true;
+            }
+            self.send(p.flow, now);
+            return;
+        }
+        let delta = match fl.source {
+            Source::Direct { kappa_bar } => kappa_bar * (fl.w * rtt / fl.cwnd - p.price),
+            Source::Key { kappa } if p.ce => -kappa,
+            Source::Key { kappa } => kappa * fl.w * rtt / fl.cwnd,
+            _ => unreachable!(),
+        };
+        if fl.cwnd < fl.ssthresh && delta >= 0.0 {
+            fl.cwnd += 1.0;
+        } else {
+            if fl.cwnd < fl.ssthresh {
+                // The first ACK whose rule would shrink the window ends slow
+                // start at the current window, and its rule applies.
+                fl.ssthresh = fl.cwnd.floor();
+            }
+            fl.cwnd = (fl.cwnd + delta).max(1.0);
+            if delta < 0.0 {
+                fl.ssthresh = fl.ssthresh.min(fl.cwnd.floor());
+            }
+        }
+        self.send(p.flow, now);
+    }
+
+    fn run(mut self) -> (Outcome, u64) {
+        for l in 0..self.links.len() {
+            if matches!(self.links[l].marker, Marker::Pc3 { .. }) {
+                self.ev.push(key(self.tick + self.phase, true), Ev::Tick(l));
+            }
+        }
+        for f in 0..self.flows.len() {
+            match self.flows[f].start {
+                0 => self.send(f, 0),
+                t => self.ev.push(key(t, false), Ev::Start(f)),
+            }
+        }
+        while let Some((k, e)) = self.ev.pop() {
+            let now = k / 2;
+            if now >= self.end {
+                break;
+            }
+            match e {
+                Ev::Start(f) => self.send(f, now),
+                Ev::Rto(f, gen) => {
+                    if self.flows[f].timer_gen == gen {
+                        self.timeout(f, now);
+                    }
+                }
+                Ev::Tick(l) => {
+                    let waiting = self.links[l].queue.len() as f64;
+                    if let Marker::Pc3 {
+                        gamma,
+                        alpha,
+                        b0,
+                        delta,
+                        c,
+                        pkt,
+                        price,
+                        yhat,
+                        bytes_in,
+                        ..
+                    } = &mut self.links[l].marker
+                    {
+                        *yhat = (1.0 - *delta) * *yhat + *delta * (*bytes_in / *pkt);
+                        *bytes_in = 0.0;
+                        *price =
+                            (*price + *gamma * (*alpha * (waiting - *b0) + *yhat - *c)).max(0.0);
+                    }
+                    self.ev.push(key(now + self.tick, true), Ev::Tick(l));
+                }
+                Ev::TxDone(l, p) => {
+                    self.note(l, now);
+                    self.links[l].busy = false;
+                    let delay = self.links[l].delay;
+                    self.ev.push(key(now + delay, false), Ev::Arrive(p));
+                    if let Some(q) = self.links[l].queue.pop_front() {
+                        self.start_tx(l, q, now);
+                    } else if let Marker::Red { idle_since, .. } = &mut self.links[l].marker {
+                        *idle_since = Some(now);
+                    }
+                }
+                Ev::Arrive(mut p) => {
+                    let route = if p.ack {
+                        &self.flows[p.flow].ack_route
+                    } else {
+                        &self.flows[p.flow].route
+                    };
+                    if p.hop + 1 < route.len() {
+                        p.hop += 1;
+                        let next = route[p.hop];
+                        self.arrive(next, p, now);
+                    } else if p.ack {
+                        self.on_ack(p, now);
+                    } else {
+                        let first = self.flows[p.flow].ack_route[0];
+                        let fl = &mut self.flows[p.flow];
+                        if p.seq == fl.rcv_nxt {
+                            fl.rcv_nxt += 1;
+                            fl.rx += p.bytes;
+                        }
+                        let ce = if fl.source.classic() {
+                            // RFC 3168 section 6.1.3: CWR before CE.
+                            if p.cwr {
+                                fl.ece = false;
+                            }
+                            fl.ece |= p.ce;
+                            fl.ece
+                        } else {
+                            p.ce
+                        };
+                        let a = Pkt {
+                            flow: p.flow,
+                            ack: true,
+                            seq: fl.rcv_nxt,
+                            ts: p.ts,
+                            ce,
+                            cwr: false,
+                            hop: 0,
+                            bytes: self.ack_bytes,
+                            pos: 0.0,
+                            price: p.price,
+                        };
+                        self.arrive(first, a, now);
+                    }
+                }
+            }
+        }
+        for l in 0..self.links.len() {
+            let end = self.end;
+            self.note(l, end);
+        }
+        let secs = as_secs(self.end);
+        let mut o = Outcome::default();
+        for (i, l) in self.measure.into_iter().enumerate() {
+            let k = &self.links[l];
+            o.utilisation[i] = k.departed * 8.0 / (k.bps * secs);
+            o.backlog[i] = k.area / self.end as f64;
+            o.mark_prob[i] = k.marked as f64 / k.arrived as f64;
+        }
+        o.rate = group_means(self.flows.iter().map(|f| (f.group, f.rx * 8.0 / secs)));
+        o.timeouts = self.flows.iter().map(|f| f.timeouts as f64).sum();
+        o.red_drops = self.red_drops as f64;
+        (o, self.dropped)
+    }
+}
+
+/// The two links a file's test measures, by name: E1's core links (r1->r2
+/// and r2->r3), or a single bottleneck's two directions (E3: r1->r2 and
+/// r2->r1).
+pub fn measured(doc: &toml::Table) -> [String; 2] {
+    let links = doc["links"].as_array().unwrap();
+    let has = |a: &str, b: &str| {
+        links
+            .iter()
+            .any(|l| l["from"].as_str() == Some(a) && l["to"].as_str() == Some(b))
+    };
+    assert!(has("r1", "r2"));
+    let second = if has("r2", "r3") { "r2->r3" } else { "r2->r1" };
+    ["r1->r2".to_string(), second.to_string()]
+}
+
+/// The reference model of `doc` with seed `seed`.
+pub fn reference(doc: &toml::Table, seed: u64) -> Outcome {
+    reference_at(doc, seed, 0)
+}
+
+/// The reference model of `doc` with seed `seed`, its PC3 updates (if any)
+/// `phase` later than every interval's end.
+pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
+    let links = doc["links"].as_array().unwrap();
+    let n = links.len();
+    // Link i < n is the file's links[i] (from -> to), link n + i its reverse.
+    let ends = |i: usize| -> (&str, &str) {
+        let l = &links[i % n];
+        let (a, b) = (l["from"].as_str().unwrap(), l["to"].as_str().unwrap());
+        if i < n {
+            (a, b)
+        } else {
+            (b, a)
+        }
+    };
+    let idx = |from: &str, to: &str| -> usize {
+        (0..2 * n)
+            .find(|&i| ends(i) == (from, to))
+            .unwrap_or_else(|| panic!("no link {from}->{to}"))
+    };
+    // Each direction's algorithm: the link's `algo` (none: drop-tail), the
+    // reverse direction's `reverse.algo` if given, else the same as the
+    // forward one (as the scenario language documents).
+    let algo_of = |i: usize| -> Option<&toml::Table> {
+        let l = &links[i % n];
+        let fwd = l.get("algo").and_then(|a| a.as_table());
+        if i < n {
+            fwd
+        } else {
+            match l.get("reverse") {
+                Some(r) => r.get("algo").and_then(|a| a.as_table()),
+                None => fwd,
+            }
+        }
+    };
+    let mut tick = 0;
+    for i in 0..2 * n {
+        if let Some(a) = algo_of(i).filter(|a| a["kind"].as_str() == Some("rem")) {
+            let t = ps(secs(&a["interval"]));
+            assert!(tick == 0 || tick == t, "one PC3 interval");
+            tick = t;
+        }
+    }
+    let marker = |algo: &toml::Table, capacity_bps: f64| -> Marker {
+        match algo["kind"].as_str() {
+            Some("drop_tail") => Marker::None,
+            Some("rem") => {
+                assert_eq!(algo["price_rule"].as_str(), Some("pc3"));
+                assert!(algo.get("mark_at").is_none(), "marks on departure");
+                let ln_phi = match algo["feedback"].as_str() {
+                    Some("explicit") => None,
+                    Some("ecn") => Some(algo["phi"].as_float().unwrap().ln()),
+                    other => panic!("unexpected REM feedback {other:?}"),
+                };
+                let pkt = bytes(&algo["mean_pkt_size"]);
+                Marker::Pc3 {
+                    gamma: algo["gamma"].as_float().unwrap(),
+                    alpha: algo["alpha"].as_float().unwrap(),
+                    b0: algo["b0"].as_float().unwrap(),
+                    delta: algo["delta"].as_float().unwrap(),
+                    c: capacity_bps * secs(&algo["interval"]) / (8.0 * pkt),
+                    pkt,
+                    price: 0.0,
+                    yhat: 0.0,
+                    bytes_in: 0.0,
+                    ln_phi,
+                }
+            }
+            Some("sbrm") => {
+                for k in algo.keys() {
+                    assert!(
+                        ["kind", "b0", "q_max"].contains(&k.as_str()),
+                        "the reference has SBRM's defaults only, not {k}"
+                    );
+                }
+                let b0 = algo["b0"].as_float().unwrap();
+                let q_max = algo["q_max"].as_float().unwrap();
+                Marker::Sbrm {
+                    gamma: 100f64.ln() / (q_max - b0),
+                    b0,
+                }
+            }
+            Some("virtual_queue") => {
+                assert_eq!(algo["variant"].as_str(), Some("real_queue"));
+                let theta = algo["theta"].as_float().unwrap();
+                let pkts: f64 = algo["buffer"]
+                    .as_str()
+                    .unwrap()
+                    .trim_end_matches("pkt")
+                    .parse()
+                    .unwrap();
+                Marker::Vq {
+                    rate: theta * capacity_bps / 8.0,
+                    limit: theta * pkts * bytes(&algo["pkt_size"]),
+                    vq: 0.0,
+                    last: 0,
+                    active: false,
+                    mark_upto: 0.0,
+                    cum: 0.0,
+                }
+            }
+            Some("red") => {
+                for k in algo.keys() {
+                    assert!(
+                        [
+                            "kind",
+                            "min_th",
+                            "max_th",
+                            "max_p",
+                            "w_q",
+                            "gentle",
+                            "count",
+                            "mean_pkt_size"
+                        ]
+                        .contains(&k.as_str()),
+                        "the reference's RED has no {k}"
+                    );
+                }
+                assert_eq!(algo["count"].as_str(), Some("classic"));
+                let f = |k: &str| algo[k].as_float().unwrap();
+                Marker::Red {
+                    min_th: f("min_th"),
+                    max_th: f("max_th"),
+                    max_p: f("max_p"),
+                    w_q: f("w_q"),
+                    gentle: algo["gentle"].as_bool().unwrap(),
+                    ptc: capacity_bps / (8.0 * bytes(&algo["mean_pkt_size"])),
+                    avg: 0.0,
+                    count: 0,
+                    old: false,
+                    idle_since: None,
+                }
+            }
+            other => panic!("unexpected core algo {other:?}"),
+        }
+    };
+    let model_links: Vec<Link> = (0..2 * n)
+        .map(|i| {
+            let l = &links[i % n];
+            let capacity = bps(&l["capacity"]);
+            Link {
+                bps: capacity,
+                delay: ps(secs(&l["delay"])),
+                buffer: l["buffer"]
+                    .as_str()
+                    .unwrap()
+                    .trim_end_matches("pkt")
+                    .parse()
+                    .unwrap(),
+                marker: algo_of(i).map_or(Marker::None, |a| marker(a, capacity)),
+                queue: VecDeque::new(),
+                busy: false,
+                departed: 0.0,
+                arrived: 0,
+                marked: 0,
+                area: 0.0,
+                last: 0,
+            }
+        })
+        .collect();
+    // A flow's route: the fewest hops from its host to the other over the
+    // file's links (breadth-first; the topologies here are trees).
+    let route = |from: &str, to: &str| -> Vec<usize> {
+        let mut via: Vec<(String, Option<usize>)> = vec![(from.to_string(), None)];
+        let mut k = 0;
+        while via[k].0 != to {
+            let here = via[k].0.clone();
+            for i in 0..2 * n {
+                let (a, b) = ends(i);
+                if a == here && !via.iter().any(|(v, _)| v == b) {
+                    via.push((b.to_string(), Some(k)));
+                }
+            }
+            k += 1;
+            assert!(k < via.len(), "no route {from} -> {to}");
+        }
+        let mut hops = Vec::new();
+        while let Some(parent) = via[k].1 {
+            hops.push(idx(&via[parent].0, &via[k].0));
+            k = parent;
+        }
+        hops.reverse();
+        hops
+    };
+    let mut starts = SplitMix(seed ^ 0x5747_4152_5453);
+    let mut flows = Vec::new();
+    let groups = doc["flows"].as_array().unwrap();
+    let mss = bytes(&groups[0]["packet_size"]);
+    for (gi, g) in groups.iter().enumerate() {
+        assert_eq!(bytes(&g["packet_size"]), mss, "one packet size");
+        let (from, to) = (g["from"].as_str().unwrap(), g["to"].as_str().unwrap());
+        let jitter = g.get("start_jitter").map_or(0.0, secs);
+        let cc = g["cc"].as_table().unwrap();
+        let only = |keys: &[&str]| {
+            for k in cc.keys() {
+                assert!(
+                    keys.contains(&k.as_str()),
+                    "the reference has this source's defaults only, not {k}"
+                );
+            }
+        };
+        if let Some(tcp) = g.get("tcp").and_then(|t| t.as_table()) {
+            assert!(
+                tcp.keys().all(|k| k == "ecn"),
+                "the reference's transport has no other keys"
+            );
+        }
+        let ecn = g
+            .get("tcp")
+            .and_then(|t| t.get("ecn"))
+            .and_then(|e| e.as_bool())
+            == Some(true);
+        let make = || -> Source {
+            match cc["kind"].as_str() {
+                Some("vegas_cp") => {
+                    only(&["kind", "w", "feedback", "phi", "history"]);
+                    assert_eq!(cc["feedback"].as_str(), Some("one_bit"));
+                    Source::Vegas(VegasCp {
+                        w: cc["w"].as_float().unwrap(),
+                        ln_phi: cc["phi"].as_float().unwrap().ln(),
+                        history: cc["history"].as_integer().unwrap() as usize,
+                        marks: VecDeque::new(),
+                        marked: 0,
+                        slow_start: true,
+                        base: None,
+                        rtt_sum: 0.0,
+                        rtt_cnt: 0,
+                        round_mark: 0,
+                        grow: Grow::Not,
+                        inc_flag: true,
+                    })
+                }
+                Some("sbrm") => {
+                    assert_eq!(cc["variant"].as_str(), Some("key"));
+                    Source::Key {
+                        kappa: cc["kappa"].as_float().unwrap(),
+                    }
+                }
+                Some("cp_tcp") => {
+                    assert_eq!(cc["feedback"].as_str(), Some("explicit"));
+                    assert!(cc.get("max_step").is_none() && cc.get("slow_start").is_none());
+                    Source::Direct {
+                        kappa_bar: cc["kappa_bar"].as_float().unwrap(),
+                    }
+                }
+                Some("tcp_rm") => {
+                    only(&["kind", "kappa", "w"]);
+                    assert!(ecn, "TCP/RM reacts to ECN");
+                    Source::TcpRm {
+                        kappa: cc["kappa"].as_float().unwrap(),
+                    }
+                }
+                Some("new_reno") => {
+                    only(&["kind", "initial_window", "initial_ssthresh"]);
+                    assert_eq!(cc["initial_window"].as_integer(), Some(1));
+                    assert_eq!(cc["initial_ssthresh"].as_integer(), Some(32));
+                    assert!(ecn, "NewReno-ECN");
+                    Source::NewReno
+                }
+                other => panic!("unexpected source {other:?}"),
+            }
+        };
+        for _ in 0..g["count"].as_integer().unwrap() {
+            flows.push(Flow {
+                group: gi,
+                rx: 0.0,
+                route: route(from, to),
+                ack_route: route(to, from),
+                start: ps(jitter * starts.unit()),
+                w: cc.get("w").and_then(|w| w.as_float()).unwrap_or(0.0),
+                source: make(),
+                cwnd: 1.0,
+                ssthresh: 32.0,
+                nxt: 0,
+                una: 0,
+                srtt: None,
+                ecn_recover: 0,
+                cwr_pending: false,
+                ece: false,
+                rcv_nxt: 0,
+                rto_srtt: None,
+                rttvar: 0.0,
+                rto: 1.0,
+                timer: None,
+                timer_gen: 0,
+                discard_below: 0,
+                timeouts: 0,
+            });
+        }
+    }
+    let measure = measured(doc).map(|name| {
+        let (a, b) = name.split_once("->").unwrap();
+        idx(a, b)
+    });
+    let m = Model {
+        links: model_links,
+        flows,
+        ev: Events::new(),
+        tick,
+        phase,
+        rng: SplitMix(seed),
+        mss,
+        ack_bytes: default_ack_bytes(),
+        end: ps(secs(&doc["run"]["duration"])),
+        dropped: 0,
+        red_drops: 0,
+        measure,
+    };
+    let (o, dropped) = m.run();
+    assert_eq!(dropped, 0, "the reference's buffers never overflow");
+    o
+}
+
+/// The mean of each group's values, groups in index order.
+pub fn group_means(per_flow: impl Iterator<Item = (usize, f64)>) -> Vec<f64> {
+    let mut sums: Vec<(f64, f64)> = Vec::new();
+    for (g, x) in per_flow {
+        if sums.len() <= g {
+            sums.resize(g + 1, (0.0, 0.0));
+        }
+        sums[g].0 += x;
+        sums[g].1 += 1.0;
+    }
+    sums.into_iter().map(|(s, n)| s / n).collect()
+}
