@@ -341,6 +341,7 @@ fn shape_word(s: Shape) -> &'static str {
         Shape::PowerLaw => "power law",
         Shape::Law => "law",
         Shape::Change => "change",
+        Shape::RelativeChange => "relative change",
     }
 }
 
@@ -581,6 +582,35 @@ fn judge(
                 format!("change {}", g(v)),
                 format!(
                     "change {} ± {} ({} -> {})",
+                    g(d),
+                    g(half),
+                    g(first.1),
+                    g(last.1)
+                ),
+            );
+            out.got = Some((d, half, 2));
+            out
+        }
+        Shape::RelativeChange => {
+            let (first, last) = (curve[0], curve[curve.len() - 1]);
+            let d = (last.1 - first.1) / first.1;
+            // The ratio's half-width from both points' (first order: the
+            // points are independent).
+            let h = |i: usize| halves.get(i).copied().filter(|h| h.is_finite());
+            let half = match (h(0), h(curve.len() - 1)) {
+                (Some(a), Some(b)) => {
+                    ((b / first.1).powi(2) + (last.1 * a / (first.1 * first.1)).powi(2)).sqrt()
+                }
+                _ => f64::NAN,
+            };
+            let v = e.value.unwrap_or(f64::NAN);
+            let (pass, rule) = compare(e.op, e.tolerance, e.abs_tolerance, d, v);
+            let mut out = verdict(
+                pass && d.is_finite(),
+                format!("{rule} (from x = {} to x = {})", g(first.0), g(last.0)),
+                format!("relative change {}", g(v)),
+                format!(
+                    "relative change {} ± {} ({} -> {})",
                     g(d),
                     g(half),
                     g(first.1),

@@ -557,6 +557,26 @@ shape = "change"
 value = -0.6
 abs_tolerance = 0.01
 source = "self-check of `than`: the same curve's change over [3, 9] Mb/s (0.15) minus over [1, 3] Mb/s (0.25) is -0.1, not -0.6"
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+share_with = "b"
+against = "rate"
+shape = "relative_change"
+value = 0.8
+abs_tolerance = 0.02
+source = "the share rises by 80 % of its first value: (9/10 - 1/2) / (1/2)"
+[[sweep.expect]]
+scope = "group"
+subject = "a"
+metric = "throughput_bps"
+share_with = "b"
+against = "rate"
+shape = "relative_change"
+value = 0.4
+abs_tolerance = 0.02
+source = "deliberately wrong: 0.4 is the change in points, not relative"
 "#;
 
 #[test]
@@ -569,13 +589,29 @@ fn share_with_curves_are_the_per_replication_share() {
         &["sweep", f.to_str().unwrap(), "--out", out.to_str().unwrap()],
         dir.path(),
     );
-    let row = verdict_rows(&o, "cbr-share", 6);
+    let row = verdict_rows(&o, "cbr-share", 8);
     row(0, "share with b", "PASS");
     row(1, "share with b", "MISS");
     row(2, "throughput_bps", "PASS");
     row(3, "change 0.4", "PASS");
     row(4, "(from x = 1.0000e6 to x = 3.0000e6)", "MISS");
     row(5, "change -0.1 ± NaN", "MISS");
+    row(6, "relative change 0.8", "PASS");
+    row(7, "relative change 0.4", "MISS");
+    // A relative change against another curve is refused.
+    let than = SHARES.replacen(
+        "shape = \"relative_change\"",
+        "shape = \"relative_change\"\nthan = \"rate <= 3000000\"",
+        1,
+    );
+    std::fs::write(&f, than).unwrap();
+    let o = netsim(&["check", f.to_str().unwrap()], dir.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("sweep.expect[6].than") && err.contains("\"relative_change\" not"),
+        "{err}"
+    );
     // Both at once is refused with the key's path.
     let both = SHARES.replacen(
         "share_with = \"b\"",

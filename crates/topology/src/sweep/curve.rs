@@ -127,6 +127,11 @@ pub enum Shape {
     /// curve's change over the same x range ("RED holds the rise lower than
     /// DropTail" is `op = "at_most"`, `value = 0`).
     Change,
+    /// The change relative to the first point's mean, `(mean(last) -
+    /// mean(first)) / mean(first)`, compared with `value` by `op`: "the
+    /// share is about 10 % lower at 600 s than at 2 s", read as a relative
+    /// change, is `value = -0.1` (the other reading of `change`'s example).
+    RelativeChange,
 }
 
 /// Whether a shape takes a tolerance.
@@ -175,6 +180,7 @@ impl Shape {
             Shape::PowerLaw => "power_law",
             Shape::Law => "law",
             Shape::Change => "change",
+            Shape::RelativeChange => "relative_change",
         }
     }
 
@@ -205,7 +211,7 @@ impl Shape {
             Shape::Approaching => r(true, Tol::Never, false, 2),
             Shape::PowerLaw => r(true, Tol::IfApprox, false, 3),
             Shape::Law => r(false, Tol::Relative, false, 1),
-            Shape::Change => r(true, Tol::IfApprox, false, 2),
+            Shape::Change | Shape::RelativeChange => r(true, Tol::IfApprox, false, 2),
         }
     }
 }
@@ -518,20 +524,20 @@ pub(super) fn resolve(
         if compares != e.than.is_some() {
             return Err(err(
                 "than",
-                "`than` (the other curve) goes with shape = \"above\", \"below\" or \"close\", and they need it (\"change\" takes it optionally)"
+                "`than` (the other curve) goes with shape = \"above\", \"below\" or \"close\", and they need it (\"change\" takes it optionally, \"relative_change\" not)"
                     .into(),
             ));
         }
         if e.op != ExpectOp::Approx
             && !matches!(
                 e.shape,
-                Shape::Slope | Shape::All | Shape::PowerLaw | Shape::Change
+                Shape::Slope | Shape::All | Shape::PowerLaw | Shape::Change | Shape::RelativeChange
             )
         {
             return Err(err(
                 "op",
                 format!(
-                    "shape = \"{name}\" takes no `op` (it goes with \"slope\", \"power_law\", \"all\" and \"change\")"
+                    "shape = \"{name}\" takes no `op` (it goes with \"slope\", \"power_law\", \"all\", \"change\" and \"relative_change\")"
                 ),
             ));
         }
