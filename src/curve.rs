@@ -550,7 +550,8 @@ fn judge(
                 ),
             )
         }
-        Shape::Change => {
+        Shape::Change | Shape::RelativeChange => {
+            let relative = e.shape == Shape::RelativeChange;
             let (first, last) = (curve[0], curve[curve.len() - 1]);
             let mut d = last.1 - first.1;
             if e.than.is_some() {
@@ -569,48 +570,30 @@ fn judge(
             let h = |i: usize| halves.get(i).copied().filter(|h| h.is_finite());
             // Independent points: the difference's half-width from both
             // (not given against another curve, whose half-widths `judge`
-            // does not see).
+            // does not see); a relative change's to first order.
             let half = match (h(0), h(curve.len() - 1)) {
+                (Some(a), Some(b)) if e.than.is_none() && relative => {
+                    ((b / first.1).powi(2) + (last.1 * a / (first.1 * first.1)).powi(2)).sqrt()
+                }
                 (Some(a), Some(b)) if e.than.is_none() => (a * a + b * b).sqrt(),
                 _ => f64::NAN,
             };
-            let v = e.value.unwrap_or(f64::NAN);
-            let (pass, rule) = compare(e.op, e.tolerance, e.abs_tolerance, d, v);
-            let mut out = verdict(
-                pass && d.is_finite(),
-                format!("{rule} (from x = {} to x = {})", g(first.0), g(last.0)),
-                format!("change {}", g(v)),
-                format!(
-                    "change {} ± {} ({} -> {})",
-                    g(d),
-                    g(half),
-                    g(first.1),
-                    g(last.1)
-                ),
-            );
-            out.got = Some((d, half, 2));
-            out
-        }
-        Shape::RelativeChange => {
-            let (first, last) = (curve[0], curve[curve.len() - 1]);
-            let d = (last.1 - first.1) / first.1;
-            // The ratio's half-width from both points' (first order: the
-            // points are independent).
-            let h = |i: usize| halves.get(i).copied().filter(|h| h.is_finite());
-            let half = match (h(0), h(curve.len() - 1)) {
-                (Some(a), Some(b)) => {
-                    ((b / first.1).powi(2) + (last.1 * a / (first.1 * first.1)).powi(2)).sqrt()
-                }
-                _ => f64::NAN,
+            if relative {
+                d /= first.1;
+            }
+            let what = if relative {
+                "relative change"
+            } else {
+                "change"
             };
             let v = e.value.unwrap_or(f64::NAN);
             let (pass, rule) = compare(e.op, e.tolerance, e.abs_tolerance, d, v);
             let mut out = verdict(
                 pass && d.is_finite(),
                 format!("{rule} (from x = {} to x = {})", g(first.0), g(last.0)),
-                format!("relative change {}", g(v)),
+                format!("{what} {}", g(v)),
                 format!(
-                    "relative change {} ± {} ({} -> {})",
+                    "{what} {} ± {} ({} -> {})",
                     g(d),
                     g(half),
                     g(first.1),

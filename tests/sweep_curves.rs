@@ -598,33 +598,27 @@ fn share_with_curves_are_the_per_replication_share() {
     row(5, "change -0.1 ± NaN", "MISS");
     row(6, "relative change 0.8", "PASS");
     row(7, "relative change 0.4", "MISS");
-    // A relative change against another curve is refused.
-    let than = SHARES.replacen(
+    // `netsim check` refuses SHARES with `from` replaced by `to` (once),
+    // naming `key` and saying `why`.
+    let refused = |from: &str, to: &str, key: &str, why: &str| {
+        std::fs::write(&f, SHARES.replacen(from, to, 1)).unwrap();
+        let o = netsim(&["check", f.to_str().unwrap()], dir.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success());
+        assert!(err.contains(key) && err.contains(why), "{err}");
+    };
+    // A relative change against another curve.
+    refused(
         "shape = \"relative_change\"",
         "shape = \"relative_change\"\nthan = \"rate <= 3000000\"",
-        1,
+        "sweep.expect[6].than",
+        "\"relative_change\" not",
     );
-    std::fs::write(&f, than).unwrap();
-    let o = netsim(&["check", f.to_str().unwrap()], dir.path());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
-    assert!(
-        err.contains("sweep.expect[6].than") && err.contains("\"relative_change\" not"),
-        "{err}"
-    );
-    // Both at once is refused with the key's path.
-    let both = SHARES.replacen(
+    // Both at once, with the key's path.
+    refused(
         "share_with = \"b\"",
         "share_with = \"b\"\nratio_to = \"b\"",
-        1,
-    );
-    std::fs::write(&f, both).unwrap();
-    let o = netsim(&["check", f.to_str().unwrap()], dir.path());
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(!o.status.success());
-    assert!(
-        err.contains("sweep.expect[0].share_with")
-            && err.contains("one of share_with and ratio_to"),
-        "{err}"
+        "sweep.expect[0].share_with",
+        "one of share_with and ratio_to",
     );
 }
