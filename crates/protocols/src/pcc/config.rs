@@ -19,11 +19,28 @@
 //! - `no_feedback_initial` = 2 s: the sender's no-feedback time before any
 //!   control packet. INFERRED from RFC 5348 §4.2 (TFRC's initial
 //!   no-feedback timer of 2 s), since the thesis gives none.
+//! - `adjust_loss_span` = `"history"`: the packets the rate adjustment's
+//!   packet loss rate `lossrate` is measured over (spec §2.13: unspecified):
+//!   those of the loss history, since the start of the current protected
+//!   time (INFERRED, see `adjust.rs`), or `"flow"`, every packet of the
+//!   flow since it started (the thesis's App. B lists a `totalReceived_`
+//!   counter on its receiver agent, which such a rate would use).
 
 use serde::{Deserialize, Serialize};
 use sim_core::{check_range, Bytes, ParamError, Rate, SimDuration};
 
 use super::decision::DecisionConfig;
+
+/// Which packets the rate adjustment's packet loss rate is measured over.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossSpan {
+    /// The loss history's, since the current protected time began.
+    #[default]
+    History,
+    /// The whole flow's, since its first packet.
+    Flow,
+}
 
 /// Parameters of a PCC flow (sender and receiver).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -57,6 +74,9 @@ pub struct PccConfig {
     pub no_feedback_rtts: f64,
     /// The Ramesh/Rhee rate adjustment of §6.5.1 (ns-2 adjustRate_: off).
     pub adjust_rate: bool,
+    /// The adjustment's packet loss rate over the loss history's packets
+    /// (default) or the whole flow's.
+    pub adjust_loss_span: LossSpan,
     /// Control-packet interval in srtt when no data arrived (INFERRED: 8).
     pub idle_control_rtts: f64,
     /// Control-packet interval before the first RTT sample (INFERRED: 500 ms).
@@ -83,6 +103,7 @@ impl Default for PccConfig {
             control_size: Bytes::new(40),
             no_feedback_rtts: 24.0,
             adjust_rate: false,
+            adjust_loss_span: LossSpan::History,
             idle_control_rtts: 8.0,
             initial_rtt: SimDuration::from_millis(500),
             no_feedback_initial: SimDuration::from_secs(2),
@@ -161,6 +182,10 @@ mod tests {
         assert_eq!(c.rate.bps(), 64_000);
         assert_eq!(c.t_exp, SimDuration::from_secs(1));
         assert!(c.adjust_rate);
+        assert_eq!(c.adjust_loss_span, LossSpan::History);
+        let c: PccConfig = toml::from_str("adjust_loss_span = \"flow\"").unwrap();
+        assert_eq!(c.adjust_loss_span, LossSpan::Flow);
+        assert!(toml::from_str::<PccConfig>("adjust_loss_span = \"all\"").is_err());
         assert!(toml::from_str::<PccConfig>("t_of = \"1s\"").is_err());
         let bad = PccConfig {
             t_exp: SimDuration::from_secs(7),

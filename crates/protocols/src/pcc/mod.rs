@@ -24,7 +24,7 @@ pub mod sender;
 mod wire;
 
 pub use adjust::{adjusted_rate, expected_loss_event_rate};
-pub use config::PccConfig;
+pub use config::{LossSpan, PccConfig};
 pub use decision::{
     rand_unit_open_closed, Action, DecisionConfig, DecisionStats, Experiment, Formula, Inputs,
     Outcome, PccDecision, Phase, TcpRate,

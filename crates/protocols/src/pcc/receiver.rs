@@ -96,7 +96,7 @@ use sim_core::{
 };
 
 use super::adjust::adjusted_rate;
-use super::config::PccConfig;
+use super::config::{LossSpan, PccConfig};
 use super::decision::{
     rand_unit_open_closed, Action, Experiment, Inputs, Outcome, PccDecision, TcpRate,
 };
@@ -150,6 +150,10 @@ pub struct PccReceiver {
     /// Highest data sequence number seen over the whole flow (never reset,
     /// unlike the loss history): `pcc_lost_pkts`.
     highest_seq: Option<u64>,
+    /// Data packets lost and received over the whole flow (the rate
+    /// adjustment's counts with `adjust_loss_span = "flow"`).
+    flow_lost: u64,
+    flow_received: u64,
 }
 
 impl PccReceiver {
@@ -173,6 +177,8 @@ impl PccReceiver {
             last_repeat: None,
             last: LastExperiment::default(),
             highest_seq: None,
+            flow_lost: 0,
+            flow_received: 0,
             cfg: cfg.clone(),
         }
     }
@@ -197,6 +203,15 @@ impl PccReceiver {
             .unwrap_or_else(|| self.cfg.initial_rtt.as_secs_f64())
     }
 
+    /// The packets lost and received that the rate adjustment's packet
+    /// loss rate is measured over (`adjust_loss_span`).
+    fn adjust_counts(&self) -> (u64, u64) {
+        match self.cfg.adjust_loss_span {
+            LossSpan::History => (self.losses.lost(), self.losses.received()),
+            LossSpan::Flow => (self.flow_lost, self.flow_received),
+        }
+    }
+
     /// The current r_TCP and the loss event rate it comes from.
     fn r_tcp(&self) -> (TcpRate, f64) {
         let p = self.losses.p();
@@ -207,7 +222,7 @@ impl PccReceiver {
         let s = f64::from(self.size);
         let mut r = tcp_rate(s, rtt, p, self.cfg.b);
         if self.cfg.adjust_rate {
-            let (lost, rcvd) = (self.losses.lost(), self.losses.received());
+            let (lost, rcvd) = self.adjust_counts();
             let loss_rate = lost as f64 / (lost + rcvd).max(1) as f64;
             r = adjusted_rate(r, loss_rate, rtt, s, |p, rtt| {
                 if p > 0.0 {
@@ -361,7 +376,9 @@ impl PccReceiver {
         }
         if let Some(gap) = self.highest_seq.map(|hi| pkt.seq.saturating_sub(hi + 1)) {
             ctx.counters().pcc_lost_pkts += gap;
+            self.flow_lost += gap;
         }
+        self.flow_received += 1;
         self.highest_seq = self.highest_seq.max(Some(pkt.seq));
         let rtt = SimDuration::from_secs_f64(self.rtt_or_initial());
         if let Arrival::NewEvents(n) = self.losses.on_packet(pkt.seq, pkt.sent, rtt) {
@@ -630,6 +647,39 @@ mod tests {
         assert_eq!(h.counters.pcc_startup_prot_ps, startup.as_ps());
         assert_eq!(h.counters.pcc_rtcp_samples, 2);
         assert_eq!(h.counters.pcc_rtcp_sum_bps, r_tcp_bps);
+        // The flow's own counts go on too: 7 lost, 8 received.
+        assert_eq!((r.flow_lost, r.flow_received), (7, 8));
+    }
+
+    /// The adjustment's packet loss rate is measured over the loss
+    /// history's packets (`"history"`: after a restart, 1 lost and 4
+    /// received) or the whole flow's (`"flow"`: 7 and 8), and r_TCP is
+    /// recomputed from it (adjust.rs tests the formula).
+    #[test]
+    fn the_adjustment_takes_its_loss_rate_from_the_history_or_the_whole_flow() {
+        let cfg = PccConfig {
+            n_le: 1,
+            n_rtt: 0,
+            ..PccConfig::default()
+        };
+        let mut r = PccReceiver::new(&cfg);
+        let mut h = harness();
+        for k in [0u64, 1, 2, 4] {
+            let t = 0.01 * k as f64;
+            deliver(&mut r, &mut h, t, data(k, t, 1e6, 0.0));
+        }
+        h.fire(&mut r);
+        let t0 = h.now.as_secs_f64();
+        for k in [10u64, 11, 12, 14] {
+            let t = t0 + 0.01 * (k - 9) as f64;
+            deliver(&mut r, &mut h, t, data(k, t, 1e6, 0.0));
+        }
+        assert_eq!(r.adjust_counts(), (1, 4));
+        let unadjusted = r.r_tcp();
+        r.cfg.adjust_loss_span = LossSpan::Flow;
+        assert_eq!(r.adjust_counts(), (7, 8));
+        // The span matters only with the adjustment on.
+        assert_eq!(r.r_tcp(), unadjusted);
     }
 
     /// Fig. 6.5's sum holds the r_TCP of every experiment that had a finite
