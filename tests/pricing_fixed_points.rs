@@ -1,6 +1,6 @@
 //! The closed-form values that Zimmermann (2005)'s E1 files check
 //! (scenarios/papers/pricing/e1-rate-allocation-{sbrm,newreno-droptail,
-//! newreno-red}.toml, their `kind = "derived"` expectations) recomputed from
+//! newreno-red,vqm-nbit}.toml, their `kind = "derived"` expectations) recomputed from
 //! each file's own parameters, so that an edit to a file's capacities,
 //! delays, weights, windows or SBRM parameters cannot leave a hand-computed
 //! reference value behind. The derivations are the files' comments:
@@ -21,6 +21,13 @@
 //!   with link 1's queueing delay and utilisation the file states as
 //!   measured inputs.
 //!
+//! - The n-bit VQM file (weighted proportional fairness with the sum of
+//!   the link prices): each flow gets w / (its path's price sum); with both
+//!   core links full, W_I / p_1 + W_III / (p_1 + p_2) = c and W_II / p_2 +
+//!   W_III / (p_1 + p_2) = c (W a path's summed w), and a path-III flow gets
+//!   p_1 / (p_1 + p_2) of a path-I flow's rate and p_2 / (p_1 + p_2) of a
+//!   path-II flow's with the same w.
+//!
 //! The values are computed here independently of the engine (plain
 //! arithmetic and bisection over the parsed file) and must equal the
 //! file's reference values to the precision the file writes them with.
@@ -34,6 +41,7 @@ const SBRM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-
 const DROPTAIL: &str =
     include_str!("../scenarios/papers/pricing/e1-rate-allocation-newreno-droptail.toml");
 const RED: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-newreno-red.toml");
+const VQM_NBIT: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-vqm-nbit.toml");
 
 /// The root of `f` on `[lo, hi]` (a sign change) by bisection.
 fn root(f: impl Fn(f64) -> f64, mut lo: f64, mut hi: f64) -> f64 {
@@ -264,4 +272,33 @@ fn newreno_red_allocation_is_the_files() {
         link2,
         3,
     );
+}
+
+#[test]
+fn vqm_nbit_path_ratios_are_the_files() {
+    let doc: toml::Table = VQM_NBIT.parse().unwrap();
+    let net = e1(&doc);
+    let w = |path: usize| -> f64 {
+        net.paths[path]
+            .0
+            .iter()
+            .map(|(n, cc, _)| n * cc["w"].as_float().unwrap())
+            .sum()
+    };
+    let (w1, w2, w3, c) = (w(0), w(1), w(2), net.c_pkts);
+    // Link 2's price for link 1's, then link 1's from its own equation.
+    let p2_of = |p1: f64| root(|p2| w2 / p2 + w3 / (p1 + p2) - c, 1e-9, 1e9);
+    let p1 = root(|p1| w1 / p1 + w3 / (p1 + p2_of(p1)) - c, 1e-9, 1e9);
+    let p2 = p2_of(p1);
+    for g in ["100", "200", "400"] {
+        let iii = format!("III-w{g}");
+        for (other, want) in [("I", p1 / (p1 + p2)), ("II", p2 / (p1 + p2))] {
+            written_as(
+                &format!("{iii} / {other}-w{g}"),
+                derived(&doc, &iii, "throughput_bps", Some(&format!("{other}-w{g}"))),
+                want,
+                1,
+            );
+        }
+    }
 }

@@ -164,12 +164,14 @@ struct Flow {
     /// files' transport defaults: 1-s initial and minimum RTO, 60-s cap, no
     /// clock granularity, a sample from every ACK of new data through its
     /// echoed timestamp): SRTT and RTTVAR, the RTO (s), the deadline of the
-    /// running timer (its generation invalidates older events).
+    /// running timer, and whether an `Rto` event is in the queue (at most
+    /// one: restarting the timer only moves the deadline, and an event that
+    /// finds it later re-queues itself there).
     rto_srtt: Option<f64>,
     rttvar: f64,
     rto: f64,
     timer: Option<Ps>,
-    timer_gen: u64,
+    timer_queued: bool,
     /// TCP/RM's RTT rule: samples of ACKs below this segment (the next one
     /// to send when the last timeout was detected) are not taken.
     discard_below: u64,
@@ -263,8 +265,8 @@ enum Ev {
     Tick(usize),
     /// A flow starts (one that does not start at 0).
     Start(usize),
-    /// A flow's retransmission timer (of the given generation) expires.
-    Rto(usize, u64),
+    /// A flow's retransmission timer may expire (see `Flow::timer_queued`).
+    Rto(usize),
 }
 
 /// Times double so that a transmission's end sorts before an arrival at the
@@ -494,10 +496,12 @@ impl Model {
     /// (Re)start flow `f`'s retransmission timer: RTO from now.
     fn arm(&mut self, f: usize, now: Ps) {
         let fl = &mut self.flows[f];
-        fl.timer_gen += 1;
         let t = now + ps(fl.rto);
         fl.timer = Some(t);
-        self.ev.push(key(t, false), Ev::Rto(f, fl.timer_gen));
+        if !fl.timer_queued {
+            fl.timer_queued = true;
+            self.ev.push(key(t, false), Ev::Rto(f));
+        }
     }
 
     /// RFC 6298 section 5.5-5.6 and the loss reaction the pricing sources
@@ -548,7 +552,6 @@ impl Model {
             fl.rto = (fl.rto_srtt.unwrap() + 4.0 * fl.rttvar).clamp(1.0, 60.0);
             if fl.una == fl.nxt {
                 fl.timer = None;
-                fl.timer_gen += 1;
             } else {
                 self.arm(p.flow, now);
             }
@@ -697,9 +700,16 @@ impl Model {
             }
             match e {
                 Ev::Start(f) => self.send(f, now),
-                Ev::Rto(f, gen) => {
-                    if self.flows[f].timer_gen == gen {
-                        self.timeout(f, now);
+                Ev::Rto(f) => {
+                    let fl = &mut self.flows[f];
+                    fl.timer_queued = false;
+                    match fl.timer {
+                        Some(t) if t > now => {
+                            fl.timer_queued = true;
+                            self.ev.push(key(t, false), Ev::Rto(f));
+                        }
+                        Some(_) => self.timeout(f, now),
+                        None => {}
                     }
                 }
                 Ev::Tick(l) => {
@@ -1104,7 +1114,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 rttvar: 0.0,
                 rto: 1.0,
                 timer: None,
-                timer_gen: 0,
+                timer_queued: false,
                 discard_below: 0,
                 timeouts: 0,
             });
