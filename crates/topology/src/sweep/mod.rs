@@ -22,6 +22,12 @@
 //! scale = "log"
 //! ```
 //!
+//! **Tied parameters.** Under `product`, a parameter with `with = "n"` is no
+//! axis of its own: its i-th value goes with the i-th value of the earlier
+//! parameter `n` (equal lengths), as under `zip`, while the other parameters
+//! still multiply. Scaling a bottleneck's capacity and buffer with the
+//! number of flows, across every value of a protocol setting, is one sweep.
+//!
 //! A key path walks tables by key; an array of tables is entered by index
 //! (`links[0].capacity`) or by the `name` of an element (`flows.high.cc.weight`).
 //! Keys the file leaves out are created (so a default can be swept), and every
@@ -154,6 +160,10 @@ pub struct ParamConfig {
     /// Linear or log spacing. Default linear.
     #[serde(default)]
     pub scale: Scale,
+    /// Under `combine = "product"`: the name of an earlier parameter whose
+    /// values this one moves with, value for value (no axis of its own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with: Option<String>,
 }
 
 /// A swept parameter after expansion.
@@ -169,6 +179,8 @@ pub struct Param {
     pub values: Vec<SweepValue>,
     /// `Log` for a log range (plots use a log axis), else `Linear`.
     pub scale: Scale,
+    /// The index of the earlier parameter this one is tied to (`with`).
+    pub with: Option<usize>,
 }
 
 /// One point of a campaign: a complete scenario.
@@ -442,21 +454,72 @@ fn expand_params(cfg: &SweepConfig, doc: &Table) -> Result<Vec<Param>, ScenarioE
         } else {
             p.scale
         };
+        let with = match &p.with {
+            None => None,
+            Some(_) if cfg.combine == CombineMode::Zip => {
+                return Err(err(
+                    format!("{at}.with"),
+                    "`with` ties a parameter to another inside `combine = \"product\"`; \
+                     under `zip` every parameter already moves with the others",
+                ))
+            }
+            Some(lead) => Some(tied_to(&out, lead, values.len(), &at)?),
+        };
         out.push(Param {
             name,
             key: p.key.clone(),
             family,
             values,
             scale,
+            with,
         });
     }
     Ok(out)
 }
 
-/// The points as index tuples into each parameter's values.
+/// The index of the earlier parameter `lead` that a parameter with `len`
+/// values declared `with` (its own values at `at`).
+fn tied_to(earlier: &[Param], lead: &str, len: usize, at: &str) -> Result<usize, ScenarioError> {
+    let Some(k) = earlier.iter().position(|q| q.name == lead) else {
+        let names: Vec<&str> = earlier.iter().map(|q| q.name.as_str()).collect();
+        return Err(err(
+            format!("{at}.with"),
+            format!(
+                "`{lead}` is not an earlier parameter's name (earlier: {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            ),
+        ));
+    };
+    let q = &earlier[k];
+    if let Some(j) = q.with {
+        return Err(err(
+            format!("{at}.with"),
+            format!(
+                "`{lead}` is itself tied to `{}`; tie to that parameter instead",
+                earlier[j].name
+            ),
+        ));
+    }
+    if q.values.len() != len {
+        return Err(err(
+            format!("{at}.with"),
+            format!(
+                "a tied parameter needs as many values as `{lead}`: {len} against {}",
+                q.values.len()
+            ),
+        ));
+    }
+    Ok(k)
+}
+
 /// The most points a sweep may have.
 pub const MAX_POINTS: usize = 1_000_000;
 
+/// The points as index tuples into each parameter's values.
 fn combine(cfg: Option<&SweepConfig>, params: &[Param]) -> Result<Vec<Vec<usize>>, ScenarioError> {
     let Some(cfg) = cfg else {
         return Ok(vec![Vec::new()]);
@@ -466,6 +529,12 @@ fn combine(cfg: Option<&SweepConfig>, params: &[Param]) -> Result<Vec<Vec<usize>
             let mut out: Vec<Vec<usize>> = vec![Vec::new()];
             let mut points = 1usize;
             for p in params {
+                if let Some(k) = p.with {
+                    for c in &mut out {
+                        c.push(c[k]);
+                    }
+                    continue;
+                }
                 // Count before building: two 10 000-value ranges would build 10^8
                 // combinations (gigabytes) before a check on the result.
                 points = points.saturating_mul(p.values.len());

@@ -107,6 +107,68 @@ values = ["50pkt", "40pkt", "100pkt"]
 }
 
 #[test]
+fn a_tied_parameter_moves_with_its_lead_inside_a_product() {
+    let c = campaign(
+        r#"[sweep]
+[[sweep.param]]
+key = "topology.pairs"
+name = "pairs"
+values = [1, 2]
+[[sweep.param]]
+key = "flows.tcp.cc.kind"
+name = "cc"
+values = ["new_reno", "cubic"]
+[[sweep.param]]
+key = "topology.bottleneck.buffer"
+name = "buf"
+values = ["50pkt", "100pkt"]
+with = "pairs"
+"#,
+    )
+    .unwrap();
+    assert_eq!(
+        labels(&c),
+        [
+            "pairs=1, cc=new_reno, buf=50pkt",
+            "pairs=1, cc=cubic, buf=50pkt",
+            "pairs=2, cc=new_reno, buf=100pkt",
+            "pairs=2, cc=cubic, buf=100pkt"
+        ]
+    );
+    assert_eq!(c.params[2].with, Some(0));
+    assert_eq!(c.params[1].with, None);
+}
+
+#[test]
+fn a_bad_tie_is_an_error_naming_the_parameter() {
+    let sweep = |combine: &str, lead: &str, bufs: &str| {
+        error(&format!(
+            "[sweep]\ncombine = \"{combine}\"\n[[sweep.param]]\nkey = \"topology.pairs\"\nname = \"pairs\"\nvalues = [1, 2]\n\
+             [[sweep.param]]\nkey = \"topology.bottleneck.buffer\"\nvalues = [{bufs}]\nwith = \"{lead}\"\n"
+        ))
+    };
+    let e = sweep("product", "pair", "\"5pkt\", \"9pkt\"");
+    assert!(e.contains("sweep.param[1].with"), "{e}");
+    assert!(
+        e.contains("`pair` is not an earlier parameter's name (earlier: pairs)"),
+        "{e}"
+    );
+    let e = sweep("product", "pairs", "\"5pkt\"");
+    assert!(e.contains("as many values as `pairs`: 1 against 2"), "{e}");
+    let e = sweep("zip", "pairs", "\"5pkt\", \"9pkt\"");
+    assert!(e.contains("sweep.param[1].with"), "{e}");
+    assert!(e.contains("under `zip` every parameter"), "{e}");
+    // A tie to a tied parameter names the parameter to tie to.
+    let e = error(
+        "[sweep]\n[[sweep.param]]\nkey = \"topology.pairs\"\nname = \"pairs\"\nvalues = [1, 2]\n\
+         [[sweep.param]]\nkey = \"topology.bottleneck.buffer\"\nname = \"buf\"\nvalues = [\"5pkt\", \"9pkt\"]\nwith = \"pairs\"\n\
+         [[sweep.param]]\nkey = \"flows.tcp.count\"\nvalues = [1, 2]\nwith = \"buf\"\n",
+    );
+    assert!(e.contains("sweep.param[2].with"), "{e}");
+    assert!(e.contains("`buf` is itself tied to `pairs`"), "{e}");
+}
+
+#[test]
 fn common_seeds_are_shared_and_independent_seeds_differ() {
     let sweep = |mode: &str| {
         campaign(&format!(
