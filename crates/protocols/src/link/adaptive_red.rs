@@ -232,6 +232,7 @@ impl AdaptiveRed {
                 w_q: Some(w_q),
                 gentle: cfg.gentle,
                 mode: cfg.mode,
+                mark_p: None,
                 limit: cfg.limit,
                 bytes: false,
                 mean_pkt_size: cfg.mean_pkt_size,

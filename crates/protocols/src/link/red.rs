@@ -21,6 +21,12 @@
 //!   by `size / mean_pktsize`; the forced region is `avg >= 2 max_th` (gentle) or
 //!   `avg >= max_th` (not gentle); the limit rule is `qlen >= qlim`.
 //! - [EXTERNAL] ns-2 marks when `u <= p` for `u` uniform in [0, 1).
+//! - [EXTERNAL] ns-2 `mark_p_` (red.cc `drop_early`, since ns-2.1b9a, April
+//!   2002; default 0.1 there): with ECN a selected ECN-capable packet is marked
+//!   only while the unmodified probability `p_b` is at most `mark_p`, and dropped
+//!   above it; forced selections drop. With ns-2's `max_p` = `mark_p` = 0.1 and
+//!   gentle RED, every selection above `max_th` is a drop. Optional here
+//!   (`mark_p`, with `mode = "mark"`); absent, every selection marks.
 //! - INFERRED: idle means an empty queue and an idle serializer at the arrival
 //!   (`backlog_pkts == 0 && busy_until <= now`), and the idle period began when the
 //!   serializer finished (`busy_until`): ns-2 records `idletime_` in `deque()` when
@@ -129,6 +135,11 @@ pub struct RedConfig {
     /// Mark (default) or drop the selected packets.
     #[serde(default)]
     pub mode: RedMode,
+    /// ns-2's `mark_p_` (with `mode = "mark"`): drop instead of marking a
+    /// selected packet whose unmodified probability `p_b` exceeds it, and every
+    /// forced selection. Absent (default): every selection marks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_p: Option<f64>,
     /// Select every packet that finds at least this instantaneous queue (none if absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<QueueSize>,
@@ -154,6 +165,7 @@ impl RedConfig {
             w_q: None,
             gentle: true,
             mode: RedMode::Mark,
+            mark_p: None,
             limit: None,
             bytes: false,
             mean_pkt_size: default_mean_pkt_size(),
@@ -173,6 +185,7 @@ struct RedParams {
     /// `avg` at and above which every packet is selected (Reason::Forced).
     forced_at: f64,
     mode: RedMode,
+    mark_p: Option<f64>,
     count: RedCount,
     limit: Option<QueueSize>,
     bytes: bool,
@@ -258,6 +271,15 @@ impl Red {
         }
         check_prob("max_p", max_p)?;
         check_prob("w_q", w_q)?;
+        if let Some(mp) = cfg.mark_p {
+            check_prob("mark_p", mp)?;
+            if cfg.mode == RedMode::Drop {
+                return Err(ParamError::new(
+                    "mark_p",
+                    "applies to mode = \"mark\" only (mode = \"drop\" drops every selection)",
+                ));
+            }
+        }
         let mean_pkt_size = cfg.mean_pkt_size.get();
         if mean_pkt_size == 0 {
             return Err(ParamError::new("mean_pkt_size", "must be >= 1 byte"));
@@ -270,6 +292,7 @@ impl Red {
             gentle: cfg.gentle,
             forced_at: if cfg.gentle { 2.0 * max_th } else { max_th },
             mode: cfg.mode,
+            mark_p: cfg.mark_p,
             count: cfg.count,
             limit: cfg.limit,
             bytes: cfg.bytes,
@@ -415,9 +438,17 @@ impl LinkAlgorithm for Red {
             Some(r) => {
                 self.s.count = 0;
                 self.s.count_bytes = 0;
-                match self.p.mode {
-                    RedMode::Mark => Verdict::Mark(r),
-                    RedMode::Drop => Verdict::Drop(r),
+                let drop = match self.p.mode {
+                    RedMode::Drop => true,
+                    RedMode::Mark => self
+                        .p
+                        .mark_p
+                        .is_some_and(|mp| r == Reason::Forced || self.base_prob(self.s.avg) > mp),
+                };
+                if drop {
+                    Verdict::Drop(r)
+                } else {
+                    Verdict::Mark(r)
                 }
             }
         }
@@ -670,6 +701,46 @@ mod tests {
             r.on_arrival(&mut pkt(), &view(1.0, 40, 2.0), &mut g),
             Verdict::Drop(Reason::Forced)
         );
+    }
+
+    #[test]
+    fn red_mark_p_marks_up_to_it_and_drops_above_it_as_ns2() {
+        // ns-2 drop_early: mark while p_b <= mark_p, drop above; forced drops.
+        let mut cfg = RedConfig::from_preset(RedPreset::A);
+        cfg.mark_p = Some(0.1);
+        let mut r = red(&cfg);
+        let mut g = rng();
+        let v = view(1.0, 40, 2.0);
+        // avg -> 14.05: p_b 0.0905 <= 0.1; count 1000 makes the selection certain.
+        (r.s.avg, r.s.old, r.s.count) = (14.0, true, 1000);
+        assert_eq!(
+            r.on_arrival(&mut pkt(), &v, &mut g),
+            Verdict::Mark(Reason::Early)
+        );
+        // avg -> 20.04 (gentle region): p_b 0.40 > 0.1, a drop.
+        (r.s.avg, r.s.count) = (20.0, 1000);
+        assert_eq!(
+            r.on_arrival(&mut pkt(), &v, &mut g),
+            Verdict::Drop(Reason::Early)
+        );
+        (r.s.avg, r.s.count) = (30.0, 1000);
+        assert_eq!(
+            r.on_arrival(&mut pkt(), &v, &mut g),
+            Verdict::Drop(Reason::Forced)
+        );
+        // Without mark_p the same selections mark.
+        let mut r = red(&RedConfig::from_preset(RedPreset::A));
+        (r.s.avg, r.s.old, r.s.count) = (20.0, true, 1000);
+        assert_eq!(
+            r.on_arrival(&mut pkt(), &v, &mut g),
+            Verdict::Mark(Reason::Early)
+        );
+        // mark_p with mode = "drop", or out of (0, 1], is an error naming the key.
+        cfg.mode = RedMode::Drop;
+        assert_eq!(Red::new(&cfg, &ctx()).unwrap_err().key, "mark_p");
+        cfg.mode = RedMode::Mark;
+        cfg.mark_p = Some(1.5);
+        assert_eq!(Red::new(&cfg, &ctx()).unwrap_err().key, "mark_p");
     }
 
     #[test]
