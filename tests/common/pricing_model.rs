@@ -142,8 +142,12 @@ struct Flow {
     rx: f64,
     route: Vec<usize>,
     ack_route: Vec<usize>,
-    /// When it starts sending.
+    /// When it starts sending: its group's `start` plus a uniform draw
+    /// within the group's `start_jitter`.
     start: Ps,
+    /// Its group's `stop`, if any: from then on it sends no segment (the
+    /// ones in flight still arrive and are acknowledged).
+    stop: Option<Ps>,
     w: f64,
     source: Source,
     cwnd: f64,
@@ -462,6 +466,9 @@ impl Model {
     }
 
     fn send(&mut self, f: usize, now: Ps) {
+        if self.flows[f].stop.is_some_and(|t| now >= t) {
+            return;
+        }
         loop {
             let fl = &self.flows[f];
             let window = (fl.cwnd * self.mss).floor();
@@ -803,7 +810,11 @@ impl Model {
             o.backlog[i] = k.area / self.end as f64;
             o.mark_prob[i] = k.marked as f64 / k.arrived as f64;
         }
-        o.rate = group_means(self.flows.iter().map(|f| (f.group, f.rx * 8.0 / secs)));
+        // Each flow's rate over its own active time (start to stop or the end).
+        o.rate = group_means(self.flows.iter().map(|f| {
+            let until = f.stop.map_or(self.end, |t| t.min(self.end));
+            (f.group, f.rx * 8.0 / as_secs(until - f.start))
+        }));
         o.timeouts = self.flows.iter().map(|f| f.timeouts as f64).sum();
         o.red_drops = self.red_drops as f64;
         (o, self.dropped)
@@ -1022,6 +1033,8 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         assert_eq!(bytes(&g["packet_size"]), mss, "one packet size");
         let (from, to) = (g["from"].as_str().unwrap(), g["to"].as_str().unwrap());
         let jitter = g.get("start_jitter").map_or(0.0, secs);
+        let begin = g.get("start").map_or(0.0, secs);
+        let stop = g.get("stop").map(|v| ps(secs(v)));
         let cc = g["cc"].as_table().unwrap();
         let only = |keys: &[&str]| {
             for k in cc.keys() {
@@ -1098,7 +1111,8 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 rx: 0.0,
                 route: route(from, to),
                 ack_route: route(to, from),
-                start: ps(jitter * starts.unit()),
+                start: ps(begin + jitter * starts.unit()),
+                stop,
                 w: cc.get("w").and_then(|w| w.as_float()).unwrap_or(0.0),
                 source: make(),
                 cwnd: 1.0,
