@@ -124,6 +124,15 @@
 //! 12.96 +- 0.08 over the eight) and netsim must lie within 4 standard
 //! deviations, as for EPF (it does within 2.4; utilisation 0.8316 / 0.8413
 //! against 0.8316 / 0.8409).
+//! E2's parking lot with few flows and REM's 1-bit marks
+//! (e2-parking-lot-few-rem-1bit.toml, Vegas/CP; the model measures queue
+//! R3 per 20-s window, netsim's windows are the means of its 10-ms samples
+//! as the file's checks read them), 8 runs a side, measured 2026-11-28:
+//! utilisation 98.64 / 99.30 / 99.00 / 99.38 / 98.23 % against netsim's
+//! 98.62 / 99.40 / 99.05 / 99.32 / 98.26 %, backlog 24.9 / 45.0 / 35.0 /
+//! 40.2 / 23.0 against 25.2 / 43.8 / 33.4 / 41.0 / 24.5 packets (|t| <=
+//! 2.3). The resolution is coarser than on E1: a reference w 5 % high stays
+//! within the test (|t| <= 2.4, the 20-40-s backlog 48.3 packets).
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
@@ -147,6 +156,8 @@ const REM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-r
 const DYN_SBRM: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-sbrm.toml");
 const DYN_VQM: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-vqm.toml");
 const DYN_REM: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-rem.toml");
+const E2_REM_1BIT: &str =
+    include_str!("../scenarios/papers/pricing/e2-parking-lot-few-rem-1bit.toml");
 const E3_TCPRM: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm.toml");
 const E3_NEWRENO: &str = include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm.toml");
 const E3_TCPRM_ONEWAY: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm-oneway.toml");
@@ -439,6 +450,77 @@ fn e1_dynamics_rem_link_2_is_the_models_and_misses_table_5_2_1() {
     let u = compare(DYN_REM, 8).utilisation;
     assert!((u[0] - 0.949).abs() <= 0.01, "reference link 1 {}", u[0]);
     assert!(u[1] > 0.932 + 0.01, "reference link 2 {}", u[1]);
+}
+
+/// netsim's queue R3 (r3->r4) per 20-s window of replication `rep`, as the
+/// files' windowed checks read it: the means of the sampled departure rate
+/// over the capacity and of the sampled queue, samples in (t0, t1].
+fn netsim_windows(file: &str, rep: u32) -> Vec<[f64; 2]> {
+    let r = Resolved::parse(file, "pricing").unwrap();
+    let out = r.build(r.scenario.run.seed, rep).unwrap().run();
+    let l = out.links.iter().find(|l| l.name == "r3->r4").unwrap();
+    let mean = |metric: &str, t0: f64| -> f64 {
+        let xs: Vec<f64> = out
+            .series
+            .iter()
+            .filter(|p| {
+                p.subject == sim_core::Subject::Link(l.link)
+                    && p.metric == metric
+                    && p.time > t0
+                    && p.time <= t0 + 20.0
+            })
+            .map(|p| p.value)
+            .collect();
+        assert!(xs.len() > 100, "{metric} sampled in the window");
+        xs.iter().sum::<f64>() / xs.len() as f64
+    };
+    (0..5)
+        .map(|k| {
+            let t0 = 20.0 * f64::from(k);
+            [
+                mean("rate_bps", t0) / l.capacity_bps,
+                mean("queue_pkts", t0),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn e2_few_rem_1bit_utilisation_is_the_models_and_misses_table_5_2_2() {
+    // E2's parking lot, few flows, REM with 1-bit marks (Vegas/CP): queue
+    // R3's utilisation and backlog in each 20-s window, 8 runs a side
+    // (the file runs one), Welch's test as above.
+    let doc: toml::Table = E2_REM_1BIT.parse().unwrap();
+    let reference: Vec<Vec<[f64; 2]>> = (0..8u64)
+        .into_par_iter()
+        .map(|k| reference(&doc, 0x5B_0000 + k).windows)
+        .collect();
+    let engine: Vec<Vec<[f64; 2]>> = (0..8u32)
+        .into_par_iter()
+        .map(|k| netsim_windows(E2_REM_1BIT, k))
+        .collect();
+    let mut u = [0.0; 5];
+    for w in 0..5 {
+        for (j, what) in ["utilisation", "backlog"].iter().enumerate() {
+            let m = same_mean(
+                &format!("r3->r4 {}-{} s {what}", 20 * w, 20 * (w + 1)),
+                &reference.iter().map(|o| o[w][j]).collect::<Vec<_>>(),
+                &engine.iter().map(|o| o[w][j]).collect::<Vec<_>>(),
+            );
+            if j == 0 {
+                u[w] = m;
+            }
+        }
+    }
+    // Table 5.2.2 (1 bit): 99, 96, 97, 97, 96 %; the file's checks allow 2
+    // points. At 20-40, 60-80 and 80-100 s the model as specified keeps R3
+    // busier than that (by 0.2-1.3 points beyond the tolerance). At 40-60
+    // s it sits at the tolerance's edge on both
+    // sides (99.00 % and 99.05 % over 8 runs; the file's one run 99.3 %)
+    // and is not asserted.
+    for (w, table) in [(1, 0.96), (3, 0.97), (4, 0.96)] {
+        assert!(u[w] > table + 0.02, "reference window {w}: {}", u[w]);
+    }
 }
 
 #[test]

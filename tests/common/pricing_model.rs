@@ -18,7 +18,14 @@ pub struct Outcome {
     /// Retransmission timeouts of all flows, and the packets RED dropped.
     pub timeouts: f64,
     pub red_drops: f64,
+    /// The first measured link's utilisation and mean backlog (packets
+    /// waiting, time average) in each 20-s window of the run.
+    pub windows: Vec<[f64; 2]>,
 }
+
+/// The length of [`Outcome::windows`]' windows (the thesis's per-20-s
+/// tables), picoseconds.
+const WINDOW: Ps = 20_000_000_000_000;
 
 /// A link of the model: a FIFO and a serializer.
 struct Link {
@@ -296,9 +303,23 @@ struct Model {
     red_drops: u64,
     /// The two links measured (indices).
     measure: [usize; 2],
+    /// The first measured link's bytes sent and waiting-count area at each
+    /// window's end so far.
+    snaps: Vec<[f64; 2]>,
 }
 
 impl Model {
+    /// Close the windows that end at or before `now`.
+    fn snap_until(&mut self, now: Ps) {
+        let l = self.measure[0];
+        while (self.snaps.len() as Ps + 1) * WINDOW <= now.min(self.end) {
+            let t = (self.snaps.len() as Ps + 1) * WINDOW;
+            self.note(l, t);
+            let k = &self.links[l];
+            self.snaps.push([k.departed, k.area]);
+        }
+    }
+
     fn note(&mut self, l: usize, now: Ps) {
         let k = &mut self.links[l];
         let t = now.min(self.end);
@@ -705,6 +726,7 @@ impl Model {
             if now >= self.end {
                 break;
             }
+            self.snap_until(now);
             match e {
                 Ev::Start(f) => self.send(f, now),
                 Ev::Rto(f) => {
@@ -798,12 +820,22 @@ impl Model {
                 }
             }
         }
+        let end = self.end;
+        self.snap_until(end);
         for l in 0..self.links.len() {
-            let end = self.end;
             self.note(l, end);
         }
         let secs = as_secs(self.end);
         let mut o = Outcome::default();
+        let k = &self.links[self.measure[0]];
+        let mut prev = [0.0, 0.0];
+        for s in &self.snaps {
+            o.windows.push([
+                (s[0] - prev[0]) * 8.0 / (k.bps * as_secs(WINDOW)),
+                (s[1] - prev[1]) / WINDOW as f64,
+            ]);
+            prev = *s;
+        }
         for (i, l) in self.measure.into_iter().enumerate() {
             let k = &self.links[l];
             o.utilisation[i] = k.departed * 8.0 / (k.bps * secs);
@@ -822,8 +854,8 @@ impl Model {
 }
 
 /// The two links a file's test measures, by name: E1's core links (r1->r2
-/// and r2->r3), or a single bottleneck's two directions (E3: r1->r2 and
-/// r2->r1).
+/// and r2->r3), a single bottleneck's two directions (E3: r1->r2 and
+/// r2->r1), or E2's queue R3 (r3->r4) and the link before it.
 pub fn measured(doc: &toml::Table) -> [String; 2] {
     let links = doc["links"].as_array().unwrap();
     let has = |a: &str, b: &str| {
@@ -832,6 +864,10 @@ pub fn measured(doc: &toml::Table) -> [String; 2] {
             .any(|l| l["from"].as_str() == Some(a) && l["to"].as_str() == Some(b))
     };
     assert!(has("r1", "r2"));
+    if has("r3", "r4") {
+        // E2's parking lot: the thesis's tables are queue R3's.
+        return ["r3->r4".to_string(), "r2->r3".to_string()];
+    }
     let second = if has("r2", "r3") { "r2->r3" } else { "r2->r1" };
     ["r1->r2".to_string(), second.to_string()]
 }
@@ -1151,6 +1187,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         dropped: 0,
         red_drops: 0,
         measure,
+        snaps: Vec::new(),
     };
     let (o, dropped) = m.run();
     assert_eq!(dropped, 0, "the reference's buffers never overflow");
