@@ -133,6 +133,13 @@
 //! 40.2 / 23.0 against 25.2 / 43.8 / 33.4 / 41.0 / 24.5 packets (|t| <=
 //! 2.3). The resolution is coarser than on E1: a reference w 5 % high stays
 //! within the test (|t| <= 2.4, the 20-40-s backlog 48.3 packets).
+//! The many-flows file (e2-parking-lot-many-rem-1bit.toml, 6400 flows at
+//! the peak) in an ignored test (27 minutes on 2 cores for 3 runs a side),
+//! run 2026-11-28: utilisation 97.85 / 89.22 / 96.34 / 89.18 / 97.16 %
+//! against netsim's 97.85 / 88.66 / 96.37 / 89.10 / 97.52 %, backlog 425 /
+//! 1472 / 634 / 1440 / 367 against 427 / 1457 / 628 / 1474 / 370 packets
+//! (|t| <= 2.7; with 3 runs a side Welch's test is weak, the agreement is in
+//! the numbers: 0.6 points, 2.4 % at most).
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
@@ -158,6 +165,8 @@ const DYN_VQM: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-vqm.
 const DYN_REM: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-rem.toml");
 const E2_REM_1BIT: &str =
     include_str!("../scenarios/papers/pricing/e2-parking-lot-few-rem-1bit.toml");
+const E2_MANY_REM_1BIT: &str =
+    include_str!("../scenarios/papers/pricing/e2-parking-lot-many-rem-1bit.toml");
 const E3_TCPRM: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm.toml");
 const E3_NEWRENO: &str = include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm.toml");
 const E3_TCPRM_ONEWAY: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm-oneway.toml");
@@ -519,6 +528,42 @@ fn e2_few_rem_1bit_utilisation_is_the_models_and_misses_table_5_2_2() {
     // sides (99.00 % and 99.05 % over 8 runs; the file's one run 99.3 %)
     // and is not asserted.
     for (w, table) in [(1, 0.96), (3, 0.97), (4, 0.96)] {
+        assert!(u[w] > table + 0.02, "reference window {w}: {}", u[w]);
+    }
+}
+
+/// The many-flows parking lot (6400 flows at the peak, 4.8 Gb/s) with
+/// REM's 1-bit marks: 3 runs a side (10 and 7 minutes each on this
+/// project's machine), so not in CI; run with `cargo test --release --test
+/// pricing_reference_model -- --ignored`.
+#[test]
+#[ignore = "the many-flows parking lot: 10 minutes per reference run, 7 per netsim run"]
+fn e2_many_rem_1bit_utilisation_is_the_models_and_misses_table_5_2_3() {
+    let doc: toml::Table = E2_MANY_REM_1BIT.parse().unwrap();
+    let reference: Vec<Vec<[f64; 2]>> = (0..3u64)
+        .into_par_iter()
+        .map(|k| reference(&doc, 0x5B_0000 + k).windows)
+        .collect();
+    let engine: Vec<Vec<[f64; 2]>> = (0..3u32)
+        .into_par_iter()
+        .map(|k| netsim_windows(E2_MANY_REM_1BIT, k))
+        .collect();
+    let mut u = [0.0; 5];
+    for w in 0..5 {
+        for (j, what) in ["utilisation", "backlog"].iter().enumerate() {
+            let m = same_mean(
+                &format!("r3->r4 {}-{} s {what}", 20 * w, 20 * (w + 1)),
+                &reference.iter().map(|o| o[w][j]).collect::<Vec<_>>(),
+                &engine.iter().map(|o| o[w][j]).collect::<Vec<_>>(),
+            );
+            if j == 0 {
+                u[w] = m;
+            }
+        }
+    }
+    // Table 5.2.3 (1 bit): 95, 86, 90, 86, 94 %; the file's checks allow 2
+    // points. The model as specified keeps R3 busier in every window.
+    for (w, table) in [0.95, 0.86, 0.90, 0.86, 0.94].into_iter().enumerate() {
         assert!(u[w] > table + 0.02, "reference window {w}: {}", u[w]);
     }
 }
