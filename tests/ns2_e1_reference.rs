@@ -58,10 +58,10 @@ fn compare(what: &str, file: &str, ns2: &Ns2) {
             .flows
             .iter()
             .filter(|f| {
-                // "I-w100" (rate allocation) or "I-w100-base" (dynamics).
-                let g = &names[f.group.index()];
-                g.starts_with(&format!("{path}-w"))
-                    && (g.ends_with("-base") || g.matches('-').count() == 1)
+                // The path's flows ("I-w100", "I-w100-base", ...) that run
+                // from 0 s (the dynamics file's others start at 20 or 60 s).
+                names[f.group.index()].split('-').next() == Some(*path)
+                    && f.start == sim_core::SimTime::ZERO
             })
             .map(|f| f.goodput_bps().unwrap() / 1e6)
             .collect();

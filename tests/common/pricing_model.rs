@@ -845,6 +845,7 @@ impl Model {
         // Each flow's rate over its own active time (start to stop or the end).
         o.rate = group_means(self.flows.iter().map(|f| {
             let until = f.stop.map_or(self.end, |t| t.min(self.end));
+            assert!(until > f.start, "a flow active before the end");
             (f.group, f.rx * 8.0 / as_secs(until - f.start))
         }));
         o.timeouts = self.flows.iter().map(|f| f.timeouts as f64).sum();
