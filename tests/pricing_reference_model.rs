@@ -140,6 +140,44 @@
 //! 1472 / 634 / 1440 / 367 against 427 / 1457 / 628 / 1474 / 370 packets
 //! (|t| <= 2.7; with 3 runs a side Welch's test is weak, the agreement is in
 //! the numbers: 0.6 points, 2.4 % at most).
+//! The 4-bit code (e2-parking-lot-few-rem-4bit.toml; section 5.2.3: each
+//! link sets each of four header bits with its own coin, with probability
+//! 1 - phi_i^-price, a set bit staying set along the path; the source
+//! keeps each bit's fraction over its last 50 ACKs and reads the price
+//! from the bit whose fraction is closest to 1/2, ties to the larger phi,
+//! as cc/price_estimate.rs's header documents), 8 runs a side, measured
+//! 2026-11-28: utilisation 98.76 / 99.29 / 99.16 / 99.36 / 98.40 % against
+//! netsim's 98.77 / 99.31 / 99.20 / 99.42 / 98.33 %, backlog 21.6 / 45.9 /
+//! 31.5 / 40.6 / 20.8 against 21.2 / 45.3 / 31.4 / 39.3 / 21.0 packets (|t|
+//! <= 1.8). Reading the price from one bit only (phi 1.007, the 1-bit
+//! file's model) gives 24.9 and 23.0 packets at 0-20 and 80-100 s, far
+//! outside the test there.
+//! Vegas/CP with EPF and no slow start (e2-parking-lot-few-vegas-cp-epf.toml,
+//! the parking lot's other reading; the price the last ACK echoed) is
+//! deterministic: netsim's one run against the reference at 8 PC3 phases,
+//! as E1's EPF (measured 2026-11-28: utilisation within 0.03 points in
+//! every window, backlog within 1.7 %, 3.1 sd at 40-60 s). The many-flows
+//! 4-bit and Vegas/CP-EPF files have ignored tests as the 1-bit one; the
+//! Vegas/CP-EPF one, run 2026-11-28 (4 PC3 phases, 25 minutes): utilisation
+//! 96.40 / 98.41 / 98.80 / 98.39 / 97.72 % against netsim's 96.40 / 98.47 /
+//! 98.82 / 98.39 / 97.70 %, backlog 302 / 742 / 446 / 728 / 308 against 305
+//! / 751 / 445 / 756 / 304 packets (at most 3.2 sd, at 60-80 s); the
+//! 4-bit one (3 runs a side, 43 minutes beside other runs): utilisation
+//! 98.25 / 91.46 / 98.40 / 91.73 / 97.85 % against 98.25 / 91.48 / 98.33 /
+//! 91.40 / 97.37 %, backlog 480 / 1535 / 686 / 1457 / 423 against 483 /
+//! 1494 / 695 / 1532 / 423 packets (|t| <= 2.5).
+//! Table 5.4.2's many-flows sweep (e5-table-5-4-2-many.toml; a row's
+//! scenario is the file with the row's sweep values written in): row 26,
+//! Key's rule over "SBRM + PC3" (REM's PC3 price, base-e marks, REM's
+//! documented defaults for the gains the file leaves out), in an ignored
+//! test, 3 runs a side, measured 2026-11-28 (38 minutes beside other
+//! runs): R3's utilisation 92.22 % against 92.08 %, backlog 1127 against
+//! 1120 packets, the 32 groups within |t| <= 3.0; the thesis's "comparably
+//! low backlog", read by the file as at most 1081 packets, is missed by
+//! the model too. Row 22 (Key's rule over 1-bit VQM) is in an ignored test
+//! that fails on R3's backlog (netsim 2.2 % above the reference, the floor
+//! 2 %; see its doc comment); its rates do not vary in either model
+//! (single runs: Jain 0.9999 on S3 -> S5 and S1 -> S12 in both).
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
@@ -154,7 +192,7 @@ use shared::{bps, ps, same_mean};
 
 #[path = "common/pricing_model.rs"]
 mod model;
-use model::{group_means, measured, reference, reference_at, Outcome};
+use model::{group_jain, group_means, measured, reference, reference_at, Outcome};
 
 const SBRM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-sbrm.toml");
 const VQM: &str = include_str!("../scenarios/papers/pricing/e1-rate-allocation-vqm.toml");
@@ -165,8 +203,17 @@ const DYN_VQM: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-vqm.
 const DYN_REM: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-rem.toml");
 const E2_REM_1BIT: &str =
     include_str!("../scenarios/papers/pricing/e2-parking-lot-few-rem-1bit.toml");
+const E2_REM_4BIT: &str =
+    include_str!("../scenarios/papers/pricing/e2-parking-lot-few-rem-4bit.toml");
+const E2_VEGAS_EPF: &str =
+    include_str!("../scenarios/papers/pricing/e2-parking-lot-few-vegas-cp-epf.toml");
+const E2_MANY_REM_4BIT: &str =
+    include_str!("../scenarios/papers/pricing/e2-parking-lot-many-rem-4bit.toml");
+const E2_MANY_VEGAS_EPF: &str =
+    include_str!("../scenarios/papers/pricing/e2-parking-lot-many-vegas-cp-epf.toml");
 const E2_MANY_REM_1BIT: &str =
     include_str!("../scenarios/papers/pricing/e2-parking-lot-many-rem-1bit.toml");
+const TABLE_5_4_2_MANY: &str = include_str!("../scenarios/papers/pricing/e5-table-5-4-2-many.toml");
 const E3_TCPRM: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm.toml");
 const E3_NEWRENO: &str = include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm.toml");
 const E3_TCPRM_ONEWAY: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm-oneway.toml");
@@ -188,14 +235,26 @@ fn netsim(file: &str, rep: u32) -> Outcome {
         o.backlog[i] = l.backlog_mean_pkts();
         o.mark_prob[i] = l.mark_prob();
     }
-    o.rate = group_means(
-        out.flows
-            .iter()
-            .map(|f| (f.group.index(), f.goodput_bps().unwrap())),
-    );
+    let rates: Vec<(usize, f64)> = out
+        .flows
+        .iter()
+        .map(|f| (f.group.index(), f.goodput_bps().unwrap()))
+        .collect();
+    o.rate = group_means(rates.iter().copied());
+    o.jain = group_jain(&rates);
     o.timeouts = out.flows.iter().map(|f| f.counters.timeouts as f64).sum();
     o.red_drops = out.links.iter().map(|l| l.total_dropped.pkts as f64).sum();
     o
+}
+
+/// The file's flow groups' names, in order.
+fn group_names(doc: &toml::Table) -> Vec<&str> {
+    doc["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["name"].as_str().unwrap())
+        .collect()
 }
 
 /// Both sides' `runs` runs of `file`, compared (Welch's test on each
@@ -208,12 +267,7 @@ fn compare(file: &str, runs: u32) -> Outcome {
         .map(|k| reference(&doc, 0x5B_0000 + u64::from(k)))
         .collect();
     let engine: Vec<Outcome> = (0..runs).into_par_iter().map(|k| netsim(file, k)).collect();
-    let names: Vec<&str> = doc["flows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|g| g["name"].as_str().unwrap())
-        .collect();
+    let names = group_names(&doc);
     let mut means = Outcome::default();
     for (g, name) in names.iter().enumerate() {
         means.rate.push(same_mean(
@@ -532,6 +586,91 @@ fn e2_few_rem_1bit_utilisation_is_the_models_and_misses_table_5_2_2() {
     }
 }
 
+#[test]
+fn e2_few_rem_4bit_utilisation_is_the_models_and_misses_table_5_2_2() {
+    // The same with the 4-bit code (Vegas/CP reading the bit whose marked
+    // fraction is closest to 1/2).
+    let u = same_windows(E2_REM_4BIT, 8);
+    // Table 5.2.2 (4 bit): 99, 98, 97, 98, 97 %; the file's checks allow 2
+    // points. At 40-60 s the model as specified keeps R3 busier than that
+    // (99.16 % over 8 runs, netsim 99.20 %); the other windows are within.
+    assert!(u[2] > 0.97 + 0.02, "reference window 2: {}", u[2]);
+}
+
+/// netsim's one run `n` of a deterministic file against an ensemble of
+/// reference runs `refs` (its PC3 updates shifted by 0, 1, ... us): queue
+/// R3's utilisation and backlog in each 20-s window within 4 standard
+/// deviations of the ensemble's mean, or within `floor` (relative) of it
+/// should the ensemble come out tighter. Returns the reference's mean
+/// utilisation per window.
+fn windows_within_ensemble(refs: &[Vec<[f64; 2]>], n: &[[f64; 2]], floor: [f64; 2]) -> [f64; 5] {
+    let mut u = [0.0; 5];
+    for w in 0..5 {
+        for (j, what) in ["utilisation", "backlog"].iter().enumerate() {
+            let xs: Vec<f64> = refs.iter().map(|o| o[w][j]).collect();
+            let Summary { mean: m, sd, .. } = Summary::new(&xs);
+            let y = n[w][j];
+            let what = format!("r3->r4 {}-{} s {what}", 20 * w, 20 * (w + 1));
+            eprintln!(
+                "{what}: reference {m:.5} (sd {sd:.5}, {} runs), netsim {y:.5}",
+                refs.len()
+            );
+            assert!(
+                (y - m).abs() <= (4.0 * sd).max(floor[j] * m),
+                "{what}: netsim {y} vs reference {m} +- {sd}"
+            );
+            if j == 0 {
+                u[w] = m;
+            }
+        }
+    }
+    u
+}
+
+/// The reference's queue R3 windows for `file` at `phases` PC3 phases (0,
+/// 1, ... us), and netsim's one run.
+fn phase_windows(file: &str, phases: u64) -> (Vec<Vec<[f64; 2]>>, Vec<[f64; 2]>) {
+    let doc: toml::Table = file.parse().unwrap();
+    let refs = (0..phases)
+        .into_par_iter()
+        .map(|k| reference_at(&doc, 0x5B_0000, k * ps(1e-6)).windows)
+        .collect();
+    (refs, netsim_windows(file, 0))
+}
+
+#[test]
+fn e2_few_vegas_cp_epf_is_the_models() {
+    // Vegas/CP with the price in full (EPF) and no slow start, the
+    // parking lot's other reading: deterministic (no coin, no start
+    // jitter), so netsim's run against the reference at 8 PC3 phases, as
+    // E1's EPF; the floors are E1's (0.25 % utilisation) and VQM's (2 %
+    // backlog). Measured (2026-11-28): utilisation within 0.03 points in
+    // every window, backlog within 1.7 % (3.1 sd at 40-60 s, 21.12 +- 0.12
+    // against 20.77 packets).
+    let (refs, n) = phase_windows(E2_VEGAS_EPF, 8);
+    let u = windows_within_ensemble(&refs, &n, [0.0025, 0.02]);
+    // Table 4.4.3: 98, 100, 99, 100, 98 %, the file's checks +-2 points:
+    // the model as specified is within them, as netsim is.
+    for (w, table) in [0.98, 1.0, 0.99, 1.0, 0.98].into_iter().enumerate() {
+        assert!(
+            (u[w] - table).abs() <= 0.02,
+            "reference window {w}: {}",
+            u[w]
+        );
+    }
+}
+
+/// Each window's reference utilisation `u` above the thesis's `table`
+/// value by more than the files' 2-point tolerance.
+fn busier_than_table(u: [f64; 5], table: [f64; 5]) {
+    for (w, (u, table)) in u.into_iter().zip(table).enumerate() {
+        assert!(
+            u > table + 0.02,
+            "reference window {w}: {u} against {table}"
+        );
+    }
+}
+
 /// The many-flows parking lot (6400 flows at the peak, 4.8 Gb/s) with
 /// REM's 1-bit marks: 3 runs a side (10 and 7 minutes each on this
 /// project's machine), so not in CI; run with `cargo test --release --test
@@ -542,9 +681,31 @@ fn e2_many_rem_1bit_utilisation_is_the_models_and_misses_table_5_2_3() {
     let u = same_windows(E2_MANY_REM_1BIT, 3);
     // Table 5.2.3 (1 bit): 95, 86, 90, 86, 94 %; the file's checks allow 2
     // points. The model as specified keeps R3 busier in every window.
-    for (w, table) in [0.95, 0.86, 0.90, 0.86, 0.94].into_iter().enumerate() {
-        assert!(u[w] > table + 0.02, "reference window {w}: {}", u[w]);
-    }
+    busier_than_table(u, [0.95, 0.86, 0.90, 0.86, 0.94]);
+}
+
+/// The same with the 4-bit code: 3 runs a side (43 minutes on 2 cores
+/// beside other runs), not in CI.
+#[test]
+#[ignore = "the many-flows parking lot: 10 minutes per reference run, 7 per netsim run"]
+fn e2_many_rem_4bit_utilisation_is_the_models_and_misses_table_5_2_3() {
+    let u = same_windows(E2_MANY_REM_4BIT, 3);
+    // Table 5.2.3 (4 bit): 96, 87, 95, 87, 95 %; the file's checks allow 2
+    // points. The model as specified keeps R3 busier in every window.
+    busier_than_table(u, [0.96, 0.87, 0.95, 0.87, 0.95]);
+}
+
+/// The many-flows parking lot with Vegas/CP over EPF (deterministic):
+/// netsim's run against the reference at 4 PC3 phases (25 minutes on 2
+/// cores), not in CI.
+#[test]
+#[ignore = "the many-flows parking lot: 10 minutes per reference run, 7 per netsim run"]
+fn e2_many_vegas_cp_epf_utilisation_is_the_models_and_misses_table_4_4_4() {
+    let (refs, n) = phase_windows(E2_MANY_VEGAS_EPF, 4);
+    let u = windows_within_ensemble(&refs, &n, [0.0025, 0.02]);
+    // Table 4.4.4: 94, 94, 94, 94, 95 %; the file's checks allow 2 points.
+    // The model as specified keeps R3 busier in every window.
+    busier_than_table(u, [0.94, 0.94, 0.94, 0.94, 0.95]);
 }
 
 #[test]
@@ -591,4 +752,111 @@ fn e3_tcprm_red_utilisation_is_the_models_and_misses_table_5_6_2() {
     // One-way (the other reading of "bidirectional"): busier still.
     let u = compare(E3_TCPRM_RED_ONEWAY, 8).utilisation;
     assert!(u[0] > 0.92 + 0.02, "reference {}", u[0]);
+}
+
+/// Point `i` (from 0) of a `combine = "zip"` sweep file as a scenario: each
+/// `[[sweep.param]]`'s i-th value written at its key (`name`,
+/// `links[N].<field>`, `flows[*].<field>`), the `[sweep]` table removed.
+fn sweep_point(file: &str, i: usize) -> String {
+    let mut doc: toml::Table = file.parse().unwrap();
+    let sweep = doc.remove("sweep").unwrap();
+    assert_eq!(sweep["combine"].as_str(), Some("zip"));
+    for p in sweep["param"].as_array().unwrap() {
+        let key = p["key"].as_str().unwrap();
+        let v = p["values"][i].clone();
+        if key == "name" {
+            doc.insert("name".into(), v);
+        } else if let Some(field) = key.strip_prefix("flows[*].") {
+            for g in doc["flows"].as_array_mut().unwrap() {
+                g.as_table_mut().unwrap().insert(field.into(), v.clone());
+            }
+        } else {
+            let (head, field) = key.split_once('.').unwrap();
+            let l: usize = head
+                .strip_prefix("links[")
+                .and_then(|h| h.strip_suffix(']'))
+                .unwrap()
+                .parse()
+                .unwrap();
+            doc["links"][l]
+                .as_table_mut()
+                .unwrap()
+                .insert(field.into(), v);
+        }
+    }
+    toml::to_string(&doc).unwrap()
+}
+
+/// `doc` with every flow group starting within `jitter` seconds of its
+/// start (uniform, the reference's own draw).
+fn with_start_jitter(doc: &toml::Table, jitter: f64) -> toml::Table {
+    let mut d = doc.clone();
+    for g in d["flows"].as_array_mut().unwrap() {
+        let g = g.as_table_mut().unwrap();
+        assert!(g.get("start_jitter").is_none());
+        g.insert("start_jitter".into(), format!("{jitter:.9}s").into());
+    }
+    d
+}
+
+/// Table 5.4.2's row 22 on the many-flows parking lot (Key's rule over
+/// 1-bit VQM, deterministic): netsim's one run against the reference with
+/// each flow's start moved by up to 1 us (3 draws), 20 minutes on 2 cores,
+/// not in CI. It FAILS (2026-11-28, its first run): R3's mean backlog is
+/// 155.5 packets in netsim against 152.1 +- 0.15 in the reference (2.2 %,
+/// beyond the 2 % floor; utilisation 70.30 against 70.42 %, within). Not
+/// traced yet; README.md (pricing, Table 5.4.2) says so.
+#[test]
+#[ignore = "the many-flows parking lot (20 minutes); fails on R3's backlog by 2.2 %, open (see the doc comment)"]
+fn table_5_4_2_many_row_22_does_not_vary_in_the_model_either() {
+    let file = sweep_point(TABLE_5_4_2_MANY, 21);
+    let doc: toml::Table = file.parse().unwrap();
+    let refs: Vec<Outcome> = (0..3u64)
+        .into_par_iter()
+        .map(|k| reference(&with_start_jitter(&doc, 1e-6), 0x5B_0000 + k))
+        .collect();
+    let n = netsim(&file, 0);
+    // The E1 VQM file's tolerances as floors (0.2 % utilisation, 2 %
+    // backlog, 1 % marking), should the draws come out tighter.
+    within_ensemble(&doc, &refs, &n, [0.002, 0.02, 0.01]);
+    // Section 5.4.4: every single-bit strategy shows "significant
+    // variation of the rate allocation"; the file reads it as Jain's index
+    // of a base group's 200 flows at most 0.95 on S3 -> S5 and S1 -> S12.
+    // Key's rule, which reacts to each mark with no estimate of its own,
+    // does not vary in the model as specified either.
+    let names = group_names(&doc);
+    for path in ["s3-s5-base", "s1-s12-base"] {
+        let g = names.iter().position(|&x| x == path).unwrap();
+        for r in &refs {
+            eprintln!(
+                "{path}: Jain reference {:.5}, netsim {:.5}",
+                r.jain[g], n.jain[g]
+            );
+            assert!(r.jain[g] > 0.95, "reference {path} Jain {}", r.jain[g]);
+        }
+        assert!(n.jain[g] > 0.95, "netsim {path} Jain {}", n.jain[g]);
+    }
+}
+
+/// Table 5.4.2's row 26 on the many-flows parking lot (Key's rule over
+/// "SBRM + PC3": REM's PC3 price marked with base e): 3 runs a side (about
+/// 35 minutes on 2 cores), not in CI.
+#[test]
+#[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 5 per netsim run"]
+fn table_5_4_2_many_row_26_backlog_is_the_models() {
+    let means = compare(&sweep_point(TABLE_5_4_2_MANY, 25), 3);
+    // Section 5.4.4: SBRM "at comparably low average backlogs"; the file's
+    // bound is twice the mean of Table 4.4.4's EPF backlogs, 1081 packets.
+    // The model as specified holds R3 above it, as netsim does.
+    assert!(
+        means.backlog[0] > 2.0 * 540.6,
+        "reference {}",
+        means.backlog[0]
+    );
+    // Its utilisation claim (above 90 %) holds in both.
+    assert!(
+        means.utilisation[0] > 0.90,
+        "reference {}",
+        means.utilisation[0]
+    );
 }

@@ -15,6 +15,8 @@ pub struct Outcome {
     pub mark_prob: [f64; 2],
     /// Each flow group's mean throughput (data received in the run), bits/s.
     pub rate: Vec<f64>,
+    /// Each flow group's Jain index of its flows' throughputs.
+    pub jain: Vec<f64>,
     /// Retransmission timeouts of all flows, and the packets RED dropped.
     pub timeouts: f64,
     pub red_drops: f64,
@@ -67,9 +69,13 @@ enum Marker {
     /// the waiting packets then, c the capacity in packets per interval;
     /// each data packet leaving adds the price to its header (as the file's
     /// link documents: departure stamping, every arriving byte counted).
-    /// With `ln_phi` set (REM's 1-bit feedback, spec 2.4), the price is not
-    /// written: each data packet leaving is marked CE with probability
-    /// 1 - phi^-price instead (the file's `mark_at` default, departure).
+    /// With 1-bit feedback (REM, spec 2.4) the price is not written: each
+    /// data packet leaving is marked CE with probability 1 - phi^-price
+    /// instead (the file's `mark_at` default, departure). With the 4-bit
+    /// code (section 5.2.3) each of the header's four bits is set, each with
+    /// its own coin, with probability 1 - phi_i^-price, and a bit once set
+    /// stays set along the path (so a path's bit is unset with the product
+    /// of its links' probabilities).
     Pc3 {
         gamma: f64,
         alpha: f64,
@@ -80,7 +86,7 @@ enum Marker {
         price: f64,
         yhat: f64,
         bytes_in: f64,
-        ln_phi: Option<f64>,
+        feedback: Feedback,
     },
     /// RED as ns-2's REDQueue (the conventions link/red.rs's header
     /// documents: its header, not its code), in packets: on each arrival the
@@ -121,6 +127,18 @@ enum Marker {
     },
 }
 
+/// How a PC3 link tells the sources its price, and how a Vegas/CP source
+/// learns its path's.
+#[derive(Clone, Copy)]
+enum Feedback {
+    /// EPF: the price in full in the header (summed), echoed.
+    Explicit,
+    /// One ECN bit, ln(phi).
+    OneBit(f64),
+    /// The 4-bit code, ln(phi_i) for bit i.
+    FourBit([f64; 4]),
+}
+
 #[derive(Clone, Copy)]
 struct Pkt {
     flow: usize,
@@ -140,6 +158,8 @@ struct Pkt {
     pos: f64,
     /// The path price the header has summed (EPF), echoed by the ACK.
     price: f64,
+    /// The header's 4-bit code (bit i for phi_i), echoed by the ACK.
+    code: u8,
 }
 
 struct Flow {
@@ -195,7 +215,7 @@ enum Source {
     Key { kappa: f64 },
     /// CP-TCP's direct window update with the explicit price: kappa_bar.
     Direct { kappa_bar: f64 },
-    /// Vegas/CP over 1-bit marks.
+    /// Vegas/CP (1-bit marks, the 4-bit code or EPF).
     Vegas(VegasCp),
     /// TCP/RM (spec 2.7, eqs. 5.6.1-5.6.2): NewReno, but in congestion
     /// avoidance cwnd += kappa RTT w / cwnd per ACK without ECE and cwnd -=
@@ -238,14 +258,22 @@ enum Grow {
 /// the charge p_hat cwnd / SRTT is compared with w: below, one segment over
 /// the next round (1 / cwnd per ACK); above, one segment off at once (floor
 /// one segment); growth only while at most 2 segments of the window are
-/// unused. p_hat = -log_phi(1 - m_hat) over the last `history` ACKs' CE
-/// echoes, m_hat = 1 read as (n - 1/2) / n.
+/// unused. With 1-bit feedback p_hat = -log_phi(1 - m_hat) over the last
+/// `history` ACKs' CE echoes, m_hat = 1 read as (n - 1/2) / n; with the
+/// 4-bit code m_hat_i is each bit's fraction over the last `history` ACKs'
+/// echoed codes and p_hat is read from the bit whose fraction is closest to
+/// 1/2 (a tie to the lower bit, the larger phi); with EPF p_hat is the last
+/// ACK's echoed price. Without slow start (`slow_start = false`) the first
+/// round is already congestion avoidance.
 struct VegasCp {
     w: f64,
-    ln_phi: f64,
+    feedback: Feedback,
     history: usize,
-    marks: VecDeque<bool>,
-    marked: usize,
+    /// The last `history` echoes (bit 0 the CE mark for 1 bit, the code for
+    /// 4 bits), and how many of them have each bit set.
+    marks: VecDeque<u8>,
+    marked: [usize; 4],
+    last_price: f64,
     slow_start: bool,
     base: Option<f64>,
     rtt_sum: f64,
@@ -258,11 +286,44 @@ struct VegasCp {
 impl VegasCp {
     fn price(&self) -> f64 {
         let n = self.marks.len();
-        if n == 0 || self.marked == 0 {
-            return 0.0;
+        let from = |bit: usize, ln_phi: f64| -> f64 {
+            if n == 0 || self.marked[bit] == 0 {
+                return 0.0;
+            }
+            let m = (self.marked[bit] as f64 / n as f64).min(1.0 - 0.5 / n as f64);
+            -(1.0 - m).ln() / ln_phi
+        };
+        match self.feedback {
+            Feedback::Explicit => self.last_price,
+            Feedback::OneBit(ln_phi) => from(0, ln_phi),
+            Feedback::FourBit(ln_phis) => {
+                let off = |i: usize| (self.marked[i] as f64 / n.max(1) as f64 - 0.5).abs();
+                let bit = (1..4).fold(0, |b, i| if off(i) < off(b) { i } else { b });
+                from(bit, ln_phis[bit])
+            }
         }
-        let m = (self.marked as f64 / n as f64).min(1.0 - 0.5 / n as f64);
-        -(1.0 - m).ln() / self.ln_phi
+    }
+
+    /// Take one ACK's echo.
+    fn echo(&mut self, ce: bool, code: u8, price: f64) {
+        let entry = match self.feedback {
+            Feedback::Explicit => {
+                self.last_price = price;
+                return;
+            }
+            Feedback::OneBit(_) => u8::from(ce),
+            Feedback::FourBit(_) => code,
+        };
+        self.marks.push_back(entry);
+        for (i, m) in self.marked.iter_mut().enumerate() {
+            *m += usize::from(entry >> i & 1);
+        }
+        if self.marks.len() > self.history {
+            let old = self.marks.pop_front().unwrap();
+            for (i, m) in self.marked.iter_mut().enumerate() {
+                *m -= usize::from(old >> i & 1);
+            }
+        }
     }
 }
 
@@ -346,14 +407,22 @@ impl Model {
                 // RED decides on arrival.
                 Marker::Red { .. } => false,
                 Marker::Pc3 {
-                    price,
-                    ln_phi: Some(ln_phi),
-                    ..
-                } => self.rng.unit() < 1.0 - (-ln_phi * price).exp(),
-                Marker::Pc3 { price, .. } => {
-                    p.price += price;
-                    false
-                }
+                    price, feedback, ..
+                } => match feedback {
+                    Feedback::OneBit(ln_phi) => self.rng.unit() < 1.0 - (-ln_phi * price).exp(),
+                    Feedback::FourBit(ln_phis) => {
+                        for (i, ln_phi) in ln_phis.into_iter().enumerate() {
+                            if self.rng.unit() < 1.0 - (-ln_phi * price).exp() {
+                                p.code |= 1 << i;
+                            }
+                        }
+                        false
+                    }
+                    Feedback::Explicit => {
+                        p.price += price;
+                        false
+                    }
+                },
             };
         if mark {
             p.ce = true;
@@ -516,6 +585,7 @@ impl Model {
                 bytes: self.mss,
                 pos: 0.0,
                 price: 0.0,
+                code: 0,
             };
             self.arrive(first, p, now);
         }
@@ -598,11 +668,7 @@ impl Model {
         let rtt = fl.srtt.or(fl.rto_srtt).unwrap();
         if let Source::Vegas(v) = &mut fl.source {
             // The price estimate takes this ACK's echo first.
-            v.marks.push_back(p.ce);
-            v.marked += usize::from(p.ce);
-            if v.marks.len() > v.history {
-                v.marked -= usize::from(v.marks.pop_front().unwrap());
-            }
+            v.echo(p.ce, p.code, p.price);
             v.rtt_sum += r;
             v.rtt_cnt += 1;
             if r > 0.0 && v.base.is_none_or(|b| r < b) {
@@ -814,6 +880,7 @@ impl Model {
                             bytes: self.ack_bytes,
                             pos: 0.0,
                             price: p.price,
+                            code: p.code,
                         };
                         self.arrive(first, a, now);
                     }
@@ -843,11 +910,17 @@ impl Model {
             o.mark_prob[i] = k.marked as f64 / k.arrived as f64;
         }
         // Each flow's rate over its own active time (start to stop or the end).
-        o.rate = group_means(self.flows.iter().map(|f| {
-            let until = f.stop.map_or(self.end, |t| t.min(self.end));
-            assert!(until > f.start, "a flow active before the end");
-            (f.group, f.rx * 8.0 / as_secs(until - f.start))
-        }));
+        let rates: Vec<(usize, f64)> = self
+            .flows
+            .iter()
+            .map(|f| {
+                let until = f.stop.map_or(self.end, |t| t.min(self.end));
+                assert!(until > f.start, "a flow active before the end");
+                (f.group, f.rx * 8.0 / as_secs(until - f.start))
+            })
+            .collect();
+        o.rate = group_means(rates.iter().copied());
+        o.jain = group_jain(&rates);
         o.timeouts = self.flows.iter().map(|f| f.timeouts as f64).sum();
         o.red_drops = self.red_drops as f64;
         (o, self.dropped)
@@ -913,10 +986,22 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
             }
         }
     };
+    // SBRM's "SBRM + PC3" links (Table 5.4.2's row 26; link/sbrm.rs's
+    // header): REM's PC3 with base-e marks, 1 - exp(-price), and REM's
+    // documented defaults for what the file leaves out (gamma 0.001, alpha
+    // 0.1, delta 0.9, T 1 ms, mean packet 1000 B).
+    let sbrm_pc3 = |a: &toml::Table| {
+        a["kind"].as_str() == Some("sbrm")
+            && a.get("price_rule").and_then(|r| r.as_str()) == Some("pc3")
+    };
     let mut tick = 0;
     for i in 0..2 * n {
-        if let Some(a) = algo_of(i).filter(|a| a["kind"].as_str() == Some("rem")) {
-            let t = ps(secs(&a["interval"]));
+        if let Some(a) = algo_of(i) {
+            let t = match a["kind"].as_str() {
+                Some("rem") => ps(secs(&a["interval"])),
+                _ if sbrm_pc3(a) => ps(a.get("interval").map_or(1e-3, secs)),
+                _ => continue,
+            };
             assert!(tick == 0 || tick == t, "one PC3 interval");
             tick = t;
         }
@@ -927,9 +1012,10 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
             Some("rem") => {
                 assert_eq!(algo["price_rule"].as_str(), Some("pc3"));
                 assert!(algo.get("mark_at").is_none(), "marks on departure");
-                let ln_phi = match algo["feedback"].as_str() {
-                    Some("explicit") => None,
-                    Some("ecn") => Some(algo["phi"].as_float().unwrap().ln()),
+                let feedback = match algo["feedback"].as_str() {
+                    Some("explicit") => Feedback::Explicit,
+                    Some("ecn") => Feedback::OneBit(algo["phi"].as_float().unwrap().ln()),
+                    Some("four_bit") => Feedback::FourBit(four_phis(&algo["phis"])),
                     other => panic!("unexpected REM feedback {other:?}"),
                 };
                 let pkt = bytes(&algo["mean_pkt_size"]);
@@ -943,7 +1029,28 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                     price: 0.0,
                     yhat: 0.0,
                     bytes_in: 0.0,
-                    ln_phi,
+                    feedback,
+                }
+            }
+            Some("sbrm") if sbrm_pc3(algo) => {
+                for k in algo.keys() {
+                    assert!(
+                        ["kind", "b0", "price_rule"].contains(&k.as_str()),
+                        "the reference has SBRM + PC3's defaults only, not {k}"
+                    );
+                }
+                let pkt = 1000.0;
+                Marker::Pc3 {
+                    gamma: 0.001,
+                    alpha: 0.1,
+                    b0: algo["b0"].as_float().unwrap(),
+                    delta: 0.9,
+                    c: capacity_bps * 1e-3 / (8.0 * pkt),
+                    pkt,
+                    price: 0.0,
+                    yhat: 0.0,
+                    bytes_in: 0.0,
+                    feedback: Feedback::OneBit(1.0),
                 }
             }
             Some("sbrm") => {
@@ -1095,15 +1202,33 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         let make = || -> Source {
             match cc["kind"].as_str() {
                 Some("vegas_cp") => {
-                    only(&["kind", "w", "feedback", "phi", "history"]);
-                    assert_eq!(cc["feedback"].as_str(), Some("one_bit"));
+                    only(&[
+                        "kind",
+                        "w",
+                        "feedback",
+                        "phi",
+                        "phis",
+                        "history",
+                        "slow_start",
+                    ]);
+                    let feedback = match cc["feedback"].as_str() {
+                        Some("one_bit") => Feedback::OneBit(cc["phi"].as_float().unwrap().ln()),
+                        Some("four_bit") => Feedback::FourBit(four_phis(&cc["phis"])),
+                        Some("explicit") => Feedback::Explicit,
+                        other => panic!("unexpected Vegas/CP feedback {other:?}"),
+                    };
                     Source::Vegas(VegasCp {
                         w: cc["w"].as_float().unwrap(),
-                        ln_phi: cc["phi"].as_float().unwrap().ln(),
-                        history: cc["history"].as_integer().unwrap() as usize,
+                        feedback,
+                        // (EPF keeps no history.)
+                        history: match feedback {
+                            Feedback::Explicit => 0,
+                            _ => cc["history"].as_integer().unwrap() as usize,
+                        },
                         marks: VecDeque::new(),
-                        marked: 0,
-                        slow_start: true,
+                        marked: [0; 4],
+                        last_price: 0.0,
+                        slow_start: cc.get("slow_start").is_none_or(|s| s.as_bool().unwrap()),
                         base: None,
                         rtt_sum: 0.0,
                         rtt_cnt: 0,
@@ -1193,6 +1318,25 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
     let (o, dropped) = m.run();
     assert_eq!(dropped, 0, "the reference's buffers never overflow");
     o
+}
+
+/// The four bases of a file's 4-bit code, ln(phi_i).
+fn four_phis(v: &toml::Value) -> [f64; 4] {
+    let phis: Vec<f64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_float().unwrap().ln())
+        .collect();
+    phis.try_into().expect("a 4-bit code has four bases")
+}
+
+/// Jain's index of each group's values, (sum x)^2 / (n sum x^2), groups in
+/// index order.
+pub fn group_jain(per_flow: &[(usize, f64)]) -> Vec<f64> {
+    let sums = group_means(per_flow.iter().copied());
+    let squares = group_means(per_flow.iter().map(|&(g, x)| (g, x * x)));
+    sums.iter().zip(squares).map(|(m, m2)| m * m / m2).collect()
 }
 
 /// The mean of each group's values, groups in index order.
