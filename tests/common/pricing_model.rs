@@ -1210,7 +1210,10 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                         "phis",
                         "history",
                         "slow_start",
+                        "rtt",
                     ]);
+                    // The rate estimate is cwnd / SRTT (Table 5.4.2's "RTT").
+                    assert!(cc.get("rtt").is_none_or(|r| r.as_str() == Some("srtt")));
                     let feedback = match cc["feedback"].as_str() {
                         Some("one_bit") => Feedback::OneBit(cc["phi"].as_float().unwrap().ln()),
                         Some("four_bit") => Feedback::FourBit(four_phis(&cc["phis"])),
