@@ -349,6 +349,22 @@ fn compare_one(file: &str, tol: [f64; 3]) -> [f64; 2] {
 /// One figure of a measured link (by its index) in an outcome.
 type Figure = fn(&Outcome, usize) -> f64;
 
+/// netsim's figure `y` within 4 standard deviations of the reference
+/// ensemble `xs`'s mean, or within `floor` (relative) of it should the
+/// ensemble come out tighter; returns the mean.
+fn within_4_sd(what: &str, xs: &[f64], y: f64, floor: f64) -> f64 {
+    let Summary { mean: m, sd, .. } = Summary::new(xs);
+    eprintln!(
+        "{what}: reference {m:.5} (sd {sd:.5} over {} runs), netsim {y:.5}",
+        xs.len()
+    );
+    assert!(
+        (y - m).abs() <= (4.0 * sd).max(floor * m),
+        "{what}: netsim {y} vs reference {m} +- {sd}"
+    );
+    m
+}
+
 /// netsim's one run `n` of a deterministic file against an ensemble of
 /// reference runs `refs` (the same file under tiny perturbations): each
 /// measured link's utilisation, backlog and marking probability within 4
@@ -368,16 +384,7 @@ fn within_ensemble(doc: &toml::Table, refs: &[Outcome], n: &Outcome, floor: [f64
                 continue;
             }
             let xs: Vec<f64> = refs.iter().map(|o| f(o, i)).collect();
-            let Summary { mean: m, sd, .. } = Summary::new(&xs);
-            let y = f(n, i);
-            eprintln!(
-                "{link} {what}: reference {m:.5} (sd {sd:.5} over {} runs), netsim {y:.5}",
-                refs.len()
-            );
-            assert!(
-                (y - m).abs() <= (4.0 * sd).max(floor * m),
-                "{link} {what}: netsim {y} vs reference {m} +- {sd}"
-            );
+            let m = within_4_sd(&format!("{link} {what}"), &xs, f(n, i), floor);
             if what == "utilisation" {
                 u[i] = m;
             }
@@ -608,17 +615,8 @@ fn windows_within_ensemble(refs: &[Vec<[f64; 2]>], n: &[[f64; 2]], floor: [f64; 
     for w in 0..5 {
         for (j, what) in ["utilisation", "backlog"].iter().enumerate() {
             let xs: Vec<f64> = refs.iter().map(|o| o[w][j]).collect();
-            let Summary { mean: m, sd, .. } = Summary::new(&xs);
-            let y = n[w][j];
             let what = format!("r3->r4 {}-{} s {what}", 20 * w, 20 * (w + 1));
-            eprintln!(
-                "{what}: reference {m:.5} (sd {sd:.5}, {} runs), netsim {y:.5}",
-                refs.len()
-            );
-            assert!(
-                (y - m).abs() <= (4.0 * sd).max(floor[j] * m),
-                "{what}: netsim {y} vs reference {m} +- {sd}"
-            );
+            let m = within_4_sd(&what, &xs, n[w][j], floor[j]);
             if j == 0 {
                 u[w] = m;
             }
@@ -754,35 +752,17 @@ fn e3_tcprm_red_utilisation_is_the_models_and_misses_table_5_6_2() {
     assert!(u[0] > 0.92 + 0.02, "reference {}", u[0]);
 }
 
-/// Point `i` (from 0) of a `combine = "zip"` sweep file as a scenario: each
-/// `[[sweep.param]]`'s i-th value written at its key (`name`,
-/// `links[N].<field>`, `flows[*].<field>`), the `[sweep]` table removed.
+/// Point `i` (from 0) of a `combine = "zip"` sweep file whose values are
+/// lists, as a scenario: each `[[sweep.param]]`'s i-th value written at its
+/// key by the sweep's own path setter, the `[sweep]` table removed (the
+/// file's seed kept: a point's seed is not the campaign's).
 fn sweep_point(file: &str, i: usize) -> String {
     let mut doc: toml::Table = file.parse().unwrap();
     let sweep = doc.remove("sweep").unwrap();
     assert_eq!(sweep["combine"].as_str(), Some("zip"));
     for p in sweep["param"].as_array().unwrap() {
         let key = p["key"].as_str().unwrap();
-        let v = p["values"][i].clone();
-        if key == "name" {
-            doc.insert("name".into(), v);
-        } else if let Some(field) = key.strip_prefix("flows[*].") {
-            for g in doc["flows"].as_array_mut().unwrap() {
-                g.as_table_mut().unwrap().insert(field.into(), v.clone());
-            }
-        } else {
-            let (head, field) = key.split_once('.').unwrap();
-            let l: usize = head
-                .strip_prefix("links[")
-                .and_then(|h| h.strip_suffix(']'))
-                .unwrap()
-                .parse()
-                .unwrap();
-            doc["links"][l]
-                .as_table_mut()
-                .unwrap()
-                .insert(field.into(), v);
-        }
+        topology::sweep::set_path(&mut doc, key, p["values"][i].clone()).unwrap();
     }
     toml::to_string(&doc).unwrap()
 }

@@ -999,7 +999,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         if let Some(a) = algo_of(i) {
             let t = match a["kind"].as_str() {
                 Some("rem") => ps(secs(&a["interval"])),
-                _ if sbrm_pc3(a) => ps(a.get("interval").map_or(1e-3, secs)),
+                _ if sbrm_pc3(a) => ps(1e-3),
                 _ => continue,
             };
             assert!(tick == 0 || tick == t, "one PC3 interval");
