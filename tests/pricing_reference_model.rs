@@ -174,10 +174,47 @@
 //! runs): R3's utilisation 92.22 % against 92.08 %, backlog 1127 against
 //! 1120 packets, the 32 groups within |t| <= 3.0; the thesis's "comparably
 //! low backlog", read by the file as at most 1081 packets, is missed by
-//! the model too. Row 22 (Key's rule over 1-bit VQM) is in an ignored test
-//! that fails on R3's backlog (netsim 2.2 % above the reference, the floor
-//! 2 %; see its doc comment); its rates do not vary in either model
-//! (single runs: Jain 0.9999 on S3 -> S5 and S1 -> S12 in both).
+//! the model too. Row 22 (Key's rule over 1-bit VQM) is deterministic:
+//! netsim's run of the file (every flow of a group starting at the same
+//! instant) queues 155.5 packets at R3, 2.2 % above the reference's 152.1
+//! +- 0.15 with each flow's start moved by up to 1 us; netsim with the
+//! same jitter gives 152.3 and 152.8 (2026-11-28), so the ignored test
+//! jitters both sides: the 1000 flows that start together stay in step
+//! longer, in both models (the reference without the jitter: 154.1).
+//! Its rates do not vary in either model (Jain 0.9999 on S3 -> S5 and S1
+//! -> S12). Row 23 ("VQM n Bit", the file's reading: each VQM link adds 1
+//! to the header's price for a packet it would mark; CP-TCP's direct
+//! update, at most one segment per ACK, with slow start) on the few-flows
+//! sweep (e5-table-5-4-2.toml), both sides jittered, 8 runs a side:
+//! utilisation 71.22 / 71.00 % against 71.26 / 70.77 %, backlog 1.90 /
+//! 1.12 against 1.90 / 1.09 packets, the 32 groups within |t| <= 2.0,
+//! Jain >= 0.9998 everywhere; taking the path's maximum instead of the sum
+//! fails (t -6.0 on S3 -> S5), so does w 5 % high (t 7.3); the per-ACK
+//! clamp never binds in this row (kappa_bar 0.1, w RTT at most 2
+//! segments, at most four marking links: a change of 0.4 at most; the
+//! reference without it gives the same numbers).
+//! E4 (e4-http-{tcprm,newreno-ecn}.toml: section 5.6.4's HTTP model over
+//! E3's SBRM bottleneck, Table 5.6.3): the model's web sessions are the
+//! `sequential` page timing as traffic/web.rs's header documents it (its
+//! header, not its code; see `Web` in the model), each object a fresh connection of
+//! the group's source and transport whose last segment carries what is
+//! left, with RFC 3168 section 6.1.2's wait (`tcp.ecn_rto_wait`: an
+//! ECN-Echo that reduces a window of at most one segment holds new data
+//! for one RTO and restarts the timer if data is outstanding); R1's mean
+//! queueing delay counts every packet that started transmission, one that
+//! found the link idle with 0, as the links table's. The model takes data
+//! in order only, so it runs the readings of the files' sweep in which
+//! netsim loses no packet: TCP/RM's own file and both controllers with the
+//! 1.1-kB sizes, with and without the wait (8 runs a side; measured
+//! 2026-11-28: TCP/RM's file 99.86 / 99.86 % utilisation, 67.7 / 67.9
+//! packets, 13.9 / 14.0 ms, 65.5 / 65.9 kbit/s per page, 17 125 / 17 144
+//! waits, no timeouts on either side; every other figure of the five
+//! readings within |t| <= 1.6). The pages completed in TCP/RM's file
+//! differ most (9507 against 9292, t 1.8; 2.3 over 10 runs a side), not
+//! traced. Think times 10 % short in the reference fail (page throughput t
+//! -6.7 with the 1.1-kB sizes), so does a wait only below one segment
+//! (the reference's queue then overflows). NewReno-ECN's own file (the
+//! literal sizes) drops thousands of packets in netsim and is not run.
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
@@ -213,12 +250,15 @@ const E2_MANY_VEGAS_EPF: &str =
     include_str!("../scenarios/papers/pricing/e2-parking-lot-many-vegas-cp-epf.toml");
 const E2_MANY_REM_1BIT: &str =
     include_str!("../scenarios/papers/pricing/e2-parking-lot-many-rem-1bit.toml");
+const TABLE_5_4_2: &str = include_str!("../scenarios/papers/pricing/e5-table-5-4-2.toml");
 const TABLE_5_4_2_MANY: &str = include_str!("../scenarios/papers/pricing/e5-table-5-4-2-many.toml");
 const E3_TCPRM: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm.toml");
 const E3_NEWRENO: &str = include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm.toml");
 const E3_TCPRM_ONEWAY: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-sbrm-oneway.toml");
 const E3_NEWRENO_ONEWAY: &str =
     include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm-oneway.toml");
+const E4_TCPRM: &str = include_str!("../scenarios/papers/pricing/e4-http-tcprm.toml");
+const E4_NEWRENO: &str = include_str!("../scenarios/papers/pricing/e4-http-newreno-ecn.toml");
 const E3_TCPRM_RED: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-red.toml");
 const E3_TCPRM_RED_ONEWAY: &str =
     include_str!("../scenarios/papers/pricing/e3-tcprm-red-oneway.toml");
@@ -234,6 +274,7 @@ fn netsim(file: &str, rep: u32) -> Outcome {
         o.utilisation[i] = l.utilisation();
         o.backlog[i] = l.backlog_mean_pkts();
         o.mark_prob[i] = l.mark_prob();
+        o.qdelay[i] = l.qdelay_mean_secs();
     }
     let rates: Vec<(usize, f64)> = out
         .flows
@@ -244,6 +285,13 @@ fn netsim(file: &str, rep: u32) -> Outcome {
     o.jain = group_jain(&rates);
     o.timeouts = out.flows.iter().map(|f| f.counters.timeouts as f64).sum();
     o.red_drops = out.links.iter().map(|l| l.total_dropped.pkts as f64).sum();
+    o.ecn_waits = out.flows.iter().map(|f| f.counters.ecn_waits as f64).sum();
+    // Web pages completed in the run: 8 x mean size / mean time, as the
+    // groups table's `page_throughput_bps`.
+    o.pages = out.pages.len() as f64;
+    let time: f64 = out.pages.iter().map(|p| p.completion_secs()).sum();
+    let bytes: f64 = out.pages.iter().map(|p| p.bytes as f64).sum();
+    o.page_throughput = 8.0 * bytes / time;
     o
 }
 
@@ -261,6 +309,11 @@ fn group_names(doc: &toml::Table) -> Vec<&str> {
 /// measured link's utilisation, backlog and marking probability and on each
 /// flow group's throughput); returns the reference's means.
 fn compare(file: &str, runs: u32) -> Outcome {
+    compare_runs(file, runs).0
+}
+
+/// [`compare`], returning also each side's runs (reference, netsim).
+fn compare_runs(file: &str, runs: u32) -> (Outcome, Vec<Outcome>, Vec<Outcome>) {
     let doc: toml::Table = file.parse().unwrap();
     let reference: Vec<Outcome> = (0..runs)
         .into_par_iter()
@@ -270,6 +323,13 @@ fn compare(file: &str, runs: u32) -> Outcome {
     let names = group_names(&doc);
     let mut means = Outcome::default();
     for (g, name) in names.iter().enumerate() {
+        if doc["flows"][g].get("traffic").is_some() {
+            // A web group's flows are its objects, whose rates the two
+            // sides define differently (netsim's over each object's life):
+            // its pages are compared below.
+            means.rate.push(f64::NAN);
+            continue;
+        }
         means.rate.push(same_mean(
             &format!("{name} throughput"),
             &reference.iter().map(|o| o.rate[g]).collect::<Vec<_>>(),
@@ -296,6 +356,34 @@ fn compare(file: &str, runs: u32) -> Outcome {
             &col(&engine, |o, i| o.mark_prob[i]),
         );
     }
+    if reference[0].pages > 0.0 {
+        let col = |v: &[Outcome], f: fn(&Outcome) -> f64| -> Vec<f64> { v.iter().map(f).collect() };
+        means.qdelay[0] = same_mean(
+            &format!("{} queueing delay", measured(&doc)[0]),
+            &col(&reference, |o| o.qdelay[0]),
+            &col(&engine, |o| o.qdelay[0]),
+        );
+        means.pages = same_mean(
+            "pages",
+            &col(&reference, |o| o.pages),
+            &col(&engine, |o| o.pages),
+        );
+        means.page_throughput = same_mean(
+            "page throughput",
+            &col(&reference, |o| o.page_throughput),
+            &col(&engine, |o| o.page_throughput),
+        );
+        means.ecn_waits = same_mean(
+            "ECN waits",
+            &col(&reference, |o| o.ecn_waits),
+            &col(&engine, |o| o.ecn_waits),
+        );
+        means.timeouts = same_mean(
+            "timeouts",
+            &col(&reference, |o| o.timeouts),
+            &col(&engine, |o| o.timeouts),
+        );
+    }
     let red: Vec<f64> = reference.iter().map(|o| o.red_drops).collect();
     if red.iter().any(|&d| d > 0.0) {
         means.red_drops = same_mean(
@@ -309,7 +397,7 @@ fn compare(file: &str, runs: u32) -> Outcome {
             &engine.iter().map(|o| o.timeouts).collect::<Vec<_>>(),
         );
     }
-    means
+    (means, reference, engine)
 }
 
 #[test]
@@ -779,42 +867,116 @@ fn with_start_jitter(doc: &toml::Table, jitter: f64) -> toml::Table {
     d
 }
 
-/// Table 5.4.2's row 22 on the many-flows parking lot (Key's rule over
-/// 1-bit VQM, deterministic): netsim's one run against the reference with
-/// each flow's start moved by up to 1 us (3 draws), 20 minutes on 2 cores,
-/// not in CI. It FAILS (2026-11-28, its first run): R3's mean backlog is
-/// 155.5 packets in netsim against 152.1 +- 0.15 in the reference (2.2 %,
-/// beyond the 2 % floor; utilisation 70.30 against 70.42 %, within). Not
-/// traced yet; README.md (pricing, Table 5.4.2) says so.
-#[test]
-#[ignore = "the many-flows parking lot (20 minutes); fails on R3's backlog by 2.2 %, open (see the doc comment)"]
-fn table_5_4_2_many_row_22_does_not_vary_in_the_model_either() {
-    let file = sweep_point(TABLE_5_4_2_MANY, 21);
-    let doc: toml::Table = file.parse().unwrap();
-    let refs: Vec<Outcome> = (0..3u64)
-        .into_par_iter()
-        .map(|k| reference(&with_start_jitter(&doc, 1e-6), 0x5B_0000 + k))
-        .collect();
-    let n = netsim(&file, 0);
-    // The E1 VQM file's tolerances as floors (0.2 % utilisation, 2 %
-    // backlog, 1 % marking), should the draws come out tighter.
-    within_ensemble(&doc, &refs, &n, [0.002, 0.02, 0.01]);
-    // Section 5.4.4: every single-bit strategy shows "significant
-    // variation of the rate allocation"; the file reads it as Jain's index
-    // of a base group's 200 flows at most 0.95 on S3 -> S5 and S1 -> S12.
-    // Key's rule, which reacts to each mark with no estimate of its own,
-    // does not vary in the model as specified either.
-    let names = group_names(&doc);
+/// Section 5.4.4's "significant variation of the resulting rate
+/// allocation", as the many-flows file reads it (Jain's index of a base
+/// group's flows at most 0.95 on S3 -> S5 and S1 -> S12): asserts that none
+/// of the runs of either side varies so, for the rows whose miss is that
+/// the rates do not vary.
+fn does_not_vary(doc: &toml::Table, refs: &[Outcome], ours: &[Outcome]) {
+    let names = group_names(doc);
     for path in ["s3-s5-base", "s1-s12-base"] {
         let g = names.iter().position(|&x| x == path).unwrap();
-        for r in &refs {
-            eprintln!(
-                "{path}: Jain reference {:.5}, netsim {:.5}",
-                r.jain[g], n.jain[g]
-            );
-            assert!(r.jain[g] > 0.95, "reference {path} Jain {}", r.jain[g]);
-        }
-        assert!(n.jain[g] > 0.95, "netsim {path} Jain {}", n.jain[g]);
+        let jain = |v: &[Outcome]| v.iter().map(|o| o.jain[g]).collect::<Vec<_>>();
+        let (r, n) = (jain(refs), jain(ours));
+        eprintln!("{path}: Jain reference {r:.5?}, netsim {n:.5?}");
+        assert!(r.iter().all(|&j| j > 0.95), "reference {path} Jain {r:?}");
+        assert!(n.iter().all(|&j| j > 0.95), "netsim {path} Jain {n:?}");
+    }
+}
+
+/// Row `row` (from 1) of Table 5.4.2's many-flows sweep with every flow's
+/// start moved by up to 1 us (each side's own draw), against the
+/// reference: 3 reference runs and 2 netsim runs, each of netsim's within
+/// the reference's 4 standard deviations or E1 VQM's floors (0.2 %
+/// utilisation, 2 % backlog, 1 % marking). Returns the row's scenario and
+/// both sides' runs.
+fn many_row_jittered(row: usize) -> (toml::Table, Vec<Outcome>, Vec<Outcome>) {
+    let doc = with_start_jitter(
+        &sweep_point(TABLE_5_4_2_MANY, row - 1).parse().unwrap(),
+        1e-6,
+    );
+    let file = toml::to_string(&doc).unwrap();
+    let refs: Vec<Outcome> = (0..3u64)
+        .into_par_iter()
+        .map(|k| reference(&doc, 0x5B_0000 + k))
+        .collect();
+    let ours: Vec<Outcome> = (0..2u32)
+        .into_par_iter()
+        .map(|k| netsim(&file, k))
+        .collect();
+    for n in &ours {
+        within_ensemble(&doc, &refs, n, [0.002, 0.02, 0.01]);
+    }
+    (doc, refs, ours)
+}
+
+/// Table 5.4.2's row 22 on the many-flows parking lot (Key's rule over
+/// 1-bit VQM, deterministic), with each flow's start moved by up to 1 us
+/// on both sides, 25 minutes on 2 cores, not in CI. Without the jitter
+/// netsim's run (the file's) queues 2.2 % more at R3 (155.5 packets
+/// against 152.3 and 152.8 with it; 2026-11-28), the reference 1.3 % more
+/// (154.1 against 152.1 +- 0.15): the 1000 flows that start at the same
+/// instant stay in step longer, and how much longer depends on how each
+/// model breaks the ties. Key's rule, which reacts to
+/// each mark with no estimate of its own, does not vary in either model.
+#[test]
+#[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 5 per netsim run"]
+fn table_5_4_2_many_row_22_does_not_vary_in_the_model_either() {
+    let (doc, refs, ours) = many_row_jittered(22);
+    does_not_vary(&doc, &refs, &ours);
+}
+
+/// Table 5.4.2's row 23 ("Direct Window Update, VQM, n Bit"; the file's
+/// reading: CP-TCP's direct update, at most 1 segment per ACK, with slow
+/// start, over VQM links that add 1 to the header's price for each packet
+/// they would mark) on the few-flows parking lot. Deterministic, so both
+/// sides run with each flow's start moved by up to 1 us, 8 draws a side,
+/// Welch's test as for SBRM. The rates do not vary in either model.
+#[test]
+fn table_5_4_2_few_row_23_is_the_models() {
+    let doc: toml::Table = sweep_point(TABLE_5_4_2, 22).parse().unwrap();
+    let doc = with_start_jitter(&doc, 1e-6);
+    let (_, refs, ours) = compare_runs(&toml::to_string(&doc).unwrap(), 8);
+    does_not_vary(&doc, &refs, &ours);
+}
+
+/// Row 23 on the many-flows parking lot, where section 5.4.4 says every
+/// single-bit strategy varies: as row 22, not in CI.
+#[test]
+#[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 5 per netsim run"]
+fn table_5_4_2_many_row_23_does_not_vary_in_the_model_either() {
+    let (doc, refs, ours) = many_row_jittered(23);
+    does_not_vary(&doc, &refs, &ours);
+}
+
+/// Table 5.4.2's row 18 (Vegas/CP over PC3's price in full, with slow
+/// start) on the many-flows parking lot: deterministic, so netsim's one
+/// run against the reference at 3 PC3 phases 1 us apart (about 45 minutes
+/// of CPU), not in CI. The derived check "the full-price strategies do not
+/// vary" misses through slow start's transient; the model as specified
+/// varies as much (Jain of S1 -> S12's base group below 0.95 on both
+/// sides).
+#[test]
+#[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 6 per netsim run"]
+fn table_5_4_2_many_row_18_varies_in_the_model_too() {
+    let doc: toml::Table = sweep_point(TABLE_5_4_2_MANY, 17).parse().unwrap();
+    let refs: Vec<Outcome> = (0..3u64)
+        .into_par_iter()
+        .map(|k| reference_at(&doc, 0x5B_0000, k * ps(1e-6)))
+        .collect();
+    let n = netsim(&toml::to_string(&doc).unwrap(), 0);
+    within_ensemble(&doc, &refs, &n, [0.0025, 0.02, f64::NAN]);
+    let g = group_names(&doc)
+        .iter()
+        .position(|&x| x == "s1-s12-base")
+        .unwrap();
+    for (who, o) in refs
+        .iter()
+        .map(|o| ("reference", o))
+        .chain([("netsim", &n)])
+    {
+        eprintln!("{who}: S1 -> S12 Jain {:.4}", o.jain[g]);
+        assert!(o.jain[g] < 0.95, "{who}: S1 -> S12 Jain {}", o.jain[g]);
     }
 }
 
@@ -839,4 +1001,58 @@ fn table_5_4_2_many_row_26_backlog_is_the_models() {
         "reference {}",
         means.utilisation[0]
     );
+}
+
+/// `file` (an E4 file) at one of its sweep's readings: the object sizes'
+/// Pareto shape and RFC 3168's wait.
+fn e4_reading(file: &str, shape: f64, wait: bool) -> String {
+    let mut doc: toml::Table = file.parse().unwrap();
+    doc.remove("sweep");
+    topology::sweep::set_path(&mut doc, "flows[0].traffic.object_size.shape", shape.into())
+        .unwrap();
+    topology::sweep::set_path(&mut doc, "flows[0].tcp.ecn_rto_wait", wait.into()).unwrap();
+    toml::to_string(&doc).unwrap()
+}
+
+/// Section 5.6.4's E4 (TCP/RM and NewReno-ECN with the HTTP model over an
+/// SBRM queue, Table 5.6.3) in the readings of the files' sweep in which
+/// netsim loses no packet (the reference's receivers take data in order
+/// only): TCP/RM in its file's own reading (sequential objects, the
+/// literal truncated Pareto sizes, RFC 3168's wait), and both controllers
+/// with the 1.1-kB sizes (shape 1.0101), with and without the wait. 8 runs
+/// a side, Welch's test on R1's utilisation, backlog, marking and
+/// queueing delay, the pages completed, their throughput, the ECN waits
+/// and the timeouts. Then: every reading saturates R1 in the reference
+/// too (Table 5.6.3: 85 % and 89 %, +-2 points), and TCP/RM's file
+/// misses its occupancy, delay, page throughput and timeouts in the
+/// reference as in netsim (the files' tolerances).
+#[test]
+fn e4_http_is_the_models_and_misses_table_5_6_3() {
+    for (file, shape, wait, table) in [
+        (E4_TCPRM, 0.65355, true, 0.85),
+        (E4_TCPRM, 1.0101, true, 0.85),
+        (E4_TCPRM, 1.0101, false, 0.85),
+        (E4_NEWRENO, 1.0101, true, 0.89),
+        (E4_NEWRENO, 1.0101, false, 0.89),
+    ] {
+        let doc: toml::Table = file.parse().unwrap();
+        eprintln!("-- {} shape {shape} ecn_rto_wait {wait}", doc["name"]);
+        let m = compare(&e4_reading(file, shape, wait), 8);
+        assert!(
+            m.utilisation[0] > table + 0.02,
+            "reference {}",
+            m.utilisation[0]
+        );
+        if file == E4_TCPRM && shape < 1.0 {
+            let off = |x: f64, paper: f64| (x / paper - 1.0).abs() > 0.2;
+            assert!(off(m.backlog[0], 91.2), "occupancy {}", m.backlog[0]);
+            assert!(off(m.qdelay[0], 0.0219), "delay {}", m.qdelay[0]);
+            assert!(
+                off(m.page_throughput, 112_000.0),
+                "throughput {}",
+                m.page_throughput
+            );
+            assert!(off(m.timeouts, 6438.0), "timeouts {}", m.timeouts);
+        }
+    }
 }

@@ -13,6 +13,8 @@ pub struct Outcome {
     pub utilisation: [f64; 2],
     pub backlog: [f64; 2],
     pub mark_prob: [f64; 2],
+    /// Mean time in the queue of the packets that started transmission, s.
+    pub qdelay: [f64; 2],
     /// Each flow group's mean throughput (data received in the run), bits/s.
     pub rate: Vec<f64>,
     /// Each flow group's Jain index of its flows' throughputs.
@@ -20,6 +22,13 @@ pub struct Outcome {
     /// Retransmission timeouts of all flows, and the packets RED dropped.
     pub timeouts: f64,
     pub red_drops: f64,
+    /// RFC 3168's waits of one RTO (`tcp.ecn_rto_wait`).
+    pub ecn_waits: f64,
+    /// Web pages completed, and 8 x their mean size / their mean time
+    /// from the first request to the last object's last acknowledgement,
+    /// bits/s (NaN without pages).
+    pub pages: f64,
+    pub page_throughput: f64,
     /// The first measured link's utilisation and mean backlog (packets
     /// waiting, time average) in each 20-s window of the run.
     pub windows: Vec<[f64; 2]>,
@@ -40,6 +49,10 @@ struct Link {
     /// Measurement: bytes that started transmission, packets arrived and
     /// marked, the time-weighted waiting count.
     departed: f64,
+    /// Packets that started transmission, and their summed time in the
+    /// queue (ps; 0 for one that found the link idle).
+    sent: u64,
+    waited: f64,
     arrived: u64,
     marked: u64,
     area: f64,
@@ -62,7 +75,10 @@ enum Marker {
     /// updated at arrivals, its emptying seen at the next arrival (one that
     /// comes at the exact instant is not marked), the overflowing packet is
     /// marked but not added, the packet in transmission at the overflow is
-    /// not marked.
+    /// not marked. With `explicit` (Table 5.4.2's "VQM n Bit", as the
+    /// file's link documents its reading) a packet it would mark gets 1
+    /// added to its header's price instead of CE (the path's count of
+    /// marking links, echoed), and is not counted as marked.
     /// REM's PC3 with the price sent in full (EPF, spec 2.3.2-2.3.3): every
     /// `interval`, yhat = (1 - delta) yhat + delta (bytes arrived / packet
     /// size), then price = [price + gamma (alpha (b - b0) + yhat - c)]^+, b
@@ -124,6 +140,7 @@ enum Marker {
         /// are to be marked.
         mark_upto: f64,
         cum: f64,
+        explicit: bool,
     },
 }
 
@@ -160,8 +177,11 @@ struct Pkt {
     price: f64,
     /// The header's 4-bit code (bit i for phi_i), echoed by the ACK.
     code: u8,
+    /// When it joined the current link's queue.
+    t_in: Ps,
 }
 
+#[derive(Clone)]
 struct Flow {
     /// Index of its `[[flows]]` group in the file.
     group: usize,
@@ -207,14 +227,76 @@ struct Flow {
     /// to send when the last timeout was detected) are not taken.
     discard_below: u64,
     timeouts: u64,
+    /// Bytes to send: a web object's size, infinite for a long-lived flow.
+    size: f64,
+    /// The web session whose object this is.
+    session: Option<usize>,
+    /// RFC 3168 section 6.1.2's wait (`tcp.ecn_rto_wait`): no new segment
+    /// before this time (0: none).
+    hold: Ps,
+    ecn_wait: bool,
+    /// A web object all of whose bytes are acknowledged.
+    done: bool,
+}
+
+/// A web group's workload (`traffic = { kind = "web", ... }`), as
+/// traffic/web.rs's header documents it (its header, not its code), for
+/// `page_timing = "sequential"` with fresh connections only: a session's
+/// first page is requested one inter-page time after the group's start; a
+/// page's objects are requested one at a time, each an inter-object time
+/// after the previous one's last byte was acknowledged, each on a new
+/// connection (the group's source and transport from scratch: window 1,
+/// ssthresh 32, RTO 1 s); the next page an inter-page time after the
+/// page's last object; sizes from the truncated Pareto law by inverse
+/// transform, rounded to whole bytes; objects per page geometric on 1, 2,
+/// ... with the given mean.
+#[derive(Clone)]
+struct Web {
+    objects_mean: f64,
+    inter_object: Ps,
+    inter_page_mean: f64,
+    size_min: f64,
+    size_max: f64,
+    shape: f64,
+}
+
+impl Web {
+    fn objects(&self, rng: &mut SplitMix) -> u32 {
+        let u = 1.0 - rng.unit();
+        1 + (u.ln() / (1.0 - 1.0 / self.objects_mean).ln()).floor() as u32
+    }
+
+    fn size(&self, rng: &mut SplitMix) -> f64 {
+        let (l, h, a) = (self.size_min, self.size_max, self.shape);
+        let x = l / (1.0 - rng.unit() * (1.0 - (l / h).powf(a))).powf(1.0 / a);
+        x.round().clamp(l, h)
+    }
+
+    fn inter_page(&self, rng: &mut SplitMix) -> Ps {
+        ps(-(1.0 - rng.unit()).ln() * self.inter_page_mean)
+    }
+}
+
+/// One web session: its workload, the connection every object opens (a
+/// fresh flow between its hosts), and its current page.
+struct Session {
+    web: Web,
+    proto: Flow,
+    objects_left: u32,
+    new_page: bool,
+    page_start: Ps,
+    page_bytes: f64,
 }
 
 /// The source algorithm of a flow.
+#[derive(Clone)]
 enum Source {
     /// Key's rule (SBRM's source variant 1, VQM's source): gain kappa.
     Key { kappa: f64 },
-    /// CP-TCP's direct window update with the explicit price: kappa_bar.
-    Direct { kappa_bar: f64 },
+    /// CP-TCP's direct window update with the explicit price: kappa_bar,
+    /// the change per ACK clamped to +- `max_step` segments (E2's "limited
+    /// to 1 per ACK"; infinite when the file has none).
+    Direct { kappa_bar: f64, max_step: f64 },
     /// Vegas/CP (1-bit marks, the 4-bit code or EPF).
     Vegas(VegasCp),
     /// TCP/RM (spec 2.7, eqs. 5.6.1-5.6.2): NewReno, but in congestion
@@ -265,6 +347,7 @@ enum Grow {
 /// 1/2 (a tie to the lower bit, the larger phi); with EPF p_hat is the last
 /// ACK's echoed price. Without slow start (`slow_start = false`) the first
 /// round is already congestion avoidance.
+#[derive(Clone)]
 struct VegasCp {
     w: f64,
     feedback: Feedback,
@@ -339,6 +422,8 @@ enum Ev {
     Start(usize),
     /// A flow's retransmission timer may expire (see `Flow::timer_queued`).
     Rto(usize),
+    /// A web session requests its next object.
+    Request(usize),
 }
 
 /// Times double so that a transmission's end sorts before an arrival at the
@@ -367,6 +452,12 @@ struct Model {
     /// The first measured link's bytes sent and waiting-count area at each
     /// window's end so far.
     snaps: Vec<[f64; 2]>,
+    sessions: Vec<Session>,
+    /// The web workload's draws (apart from the marking coins).
+    web_rng: SplitMix,
+    /// Pages completed before the end: count, summed time (s), summed bytes.
+    pages: [f64; 3],
+    ecn_waits: u64,
 }
 
 impl Model {
@@ -396,6 +487,7 @@ impl Model {
         k.busy = true;
         if now < self.end {
             k.departed += p.bytes;
+            k.sent += 1;
         }
         let mark = !p.ack
             && match k.marker {
@@ -403,7 +495,17 @@ impl Model {
                 Marker::Sbrm { gamma, b0 } => {
                     behind > b0 && self.rng.unit() < 1.0 - (-gamma * (behind - b0)).exp()
                 }
-                Marker::Vq { mark_upto, .. } => p.pos <= mark_upto,
+                Marker::Vq {
+                    mark_upto,
+                    explicit,
+                    ..
+                } => {
+                    let m = p.pos <= mark_upto;
+                    if m && explicit {
+                        p.price += 1.0;
+                    }
+                    m && !explicit
+                }
                 // RED decides on arrival.
                 Marker::Red { .. } => false,
                 Marker::Pc3 {
@@ -523,6 +625,7 @@ impl Model {
             active,
             mark_upto,
             cum,
+            ..
         } = &mut k.marker
         {
             let drained = *rate * as_secs(now - *last);
@@ -551,6 +654,7 @@ impl Model {
         } else if !self.links[l].busy {
             self.start_tx(l, p, now);
         } else {
+            p.t_in = now;
             self.links[l].queue.push_back(p);
         }
     }
@@ -561,8 +665,15 @@ impl Model {
         }
         loop {
             let fl = &self.flows[f];
+            // A web object's last segment carries what is left; a segment
+            // leaves only if it fits in the window with the data
+            // outstanding (full segments), in bytes.
+            let len = (fl.size - fl.nxt as f64 * self.mss).min(self.mss);
+            if fl.done || now < fl.hold || len <= 0.0 {
+                return;
+            }
             let window = (fl.cwnd * self.mss).floor();
-            if ((fl.nxt - fl.una + 1) as f64) * self.mss > window {
+            if (fl.nxt - fl.una) as f64 * self.mss + len > window {
                 return;
             }
             let first = fl.route[0];
@@ -582,10 +693,11 @@ impl Model {
                 ce: false,
                 cwr,
                 hop: 0,
-                bytes: self.mss,
+                bytes: len,
                 pos: 0.0,
                 price: 0.0,
                 code: 0,
+                t_in: 0,
             };
             self.arrive(first, p, now);
         }
@@ -634,6 +746,13 @@ impl Model {
         let n = (p.seq - fl.una).min(2) as f64;
         fl.una = p.seq;
         fl.nxt = fl.nxt.max(fl.una);
+        if fl.una as f64 * self.mss >= fl.size {
+            // A web object's last byte acknowledged: its connection ends.
+            fl.done = true;
+            fl.timer = None;
+            self.object_done(p.flow, now);
+            return;
+        }
         let r = as_secs(now - p.ts);
         if fl.source.classic() {
             // The transport's RTO (every ACK of new data is a sample).
@@ -737,6 +856,7 @@ impl Model {
                     fl.cwnd += 1.0 / fl.cwnd;
                 }
             } else if fl.una > fl.ecn_recover {
+                let at_one = (fl.cwnd * self.mss).floor() <= self.mss;
                 match rm {
                     Some(kappa) if fl.cwnd >= fl.ssthresh => {
                         fl.cwnd = (fl.cwnd - kappa * fl.cwnd).max(1.0);
@@ -749,12 +869,26 @@ impl Model {
                 }
                 fl.ecn_recover = fl.nxt;
                 fl.cwr_pending = true;
+                if fl.ecn_wait && at_one {
+                    // RFC 3168 section 6.1.2 at a one-segment window: the
+                    // timer restarts and no new segment leaves for an RTO.
+                    fl.hold = now + ps(fl.rto);
+                    let (hold, outstanding) = (fl.hold, fl.una < fl.nxt);
+                    self.ecn_waits += 1;
+                    if outstanding {
+                        self.arm(p.flow, now);
+                    }
+                    self.ev.push(key(hold, false), Ev::Start(p.flow));
+                }
             }
             self.send(p.flow, now);
             return;
         }
         let delta = match fl.source {
-            Source::Direct { kappa_bar } => kappa_bar * (fl.w * rtt / fl.cwnd - p.price),
+            Source::Direct {
+                kappa_bar,
+                max_step,
+            } => (kappa_bar * (fl.w * rtt / fl.cwnd - p.price)).clamp(-max_step, max_step),
             Source::Key { kappa } if p.ce => -kappa,
             Source::Key { kappa } => kappa * fl.w * rtt / fl.cwnd,
             _ => unreachable!(),
@@ -775,6 +909,43 @@ impl Model {
         self.send(p.flow, now);
     }
 
+    /// Flow `f`'s web object has arrived: the session's next request.
+    fn object_done(&mut self, f: usize, now: Ps) {
+        let s = self.flows[f].session.expect("a web object");
+        let sess = &mut self.sessions[s];
+        sess.objects_left -= 1;
+        let next = if sess.objects_left > 0 {
+            now + sess.web.inter_object
+        } else {
+            if now < self.end {
+                self.pages[0] += 1.0;
+                self.pages[1] += as_secs(now - sess.page_start);
+                self.pages[2] += sess.page_bytes;
+            }
+            sess.objects_left = sess.web.objects(&mut self.web_rng);
+            sess.new_page = true;
+            now + sess.web.inter_page(&mut self.web_rng)
+        };
+        self.ev.push(key(next, false), Ev::Request(s));
+    }
+
+    /// Session `s` requests an object: a new connection sends it.
+    fn request(&mut self, s: usize, now: Ps) {
+        let sess = &mut self.sessions[s];
+        if sess.new_page {
+            sess.new_page = false;
+            sess.page_start = now;
+            sess.page_bytes = 0.0;
+        }
+        let mut fl = sess.proto.clone();
+        fl.size = sess.web.size(&mut self.web_rng);
+        sess.page_bytes += fl.size;
+        fl.start = now;
+        fl.session = Some(s);
+        self.flows.push(fl);
+        self.send(self.flows.len() - 1, now);
+    }
+
     fn run(mut self) -> (Outcome, u64) {
         for l in 0..self.links.len() {
             if matches!(self.links[l].marker, Marker::Pc3 { .. }) {
@@ -787,6 +958,10 @@ impl Model {
                 t => self.ev.push(key(t, false), Ev::Start(f)),
             }
         }
+        for s in 0..self.sessions.len() {
+            let t = self.sessions[s].proto.start;
+            self.ev.push(key(t, false), Ev::Request(s));
+        }
         while let Some((k, e)) = self.ev.pop() {
             let now = k / 2;
             if now >= self.end {
@@ -794,7 +969,9 @@ impl Model {
             }
             self.snap_until(now);
             match e {
+                // A flow's start, or the end of its ECN wait.
                 Ev::Start(f) => self.send(f, now),
+                Ev::Request(s) => self.request(s, now),
                 Ev::Rto(f) => {
                     let fl = &mut self.flows[f];
                     fl.timer_queued = false;
@@ -835,6 +1012,9 @@ impl Model {
                     let delay = self.links[l].delay;
                     self.ev.push(key(now + delay, false), Ev::Arrive(p));
                     if let Some(q) = self.links[l].queue.pop_front() {
+                        if now < self.end {
+                            self.links[l].waited += (now - q.t_in) as f64;
+                        }
                         self.start_tx(l, q, now);
                     } else if let Marker::Red { idle_since, .. } = &mut self.links[l].marker {
                         *idle_since = Some(now);
@@ -881,6 +1061,7 @@ impl Model {
                             pos: 0.0,
                             price: p.price,
                             code: p.code,
+                            t_in: 0,
                         };
                         self.arrive(first, a, now);
                     }
@@ -908,6 +1089,7 @@ impl Model {
             o.utilisation[i] = k.departed * 8.0 / (k.bps * secs);
             o.backlog[i] = k.area / self.end as f64;
             o.mark_prob[i] = k.marked as f64 / k.arrived as f64;
+            o.qdelay[i] = k.waited / k.sent as f64 / 1e12;
         }
         // Each flow's rate over its own active time (start to stop or the end).
         let rates: Vec<(usize, f64)> = self
@@ -923,6 +1105,10 @@ impl Model {
         o.jain = group_jain(&rates);
         o.timeouts = self.flows.iter().map(|f| f.timeouts as f64).sum();
         o.red_drops = self.red_drops as f64;
+        o.ecn_waits = self.ecn_waits as f64;
+        let [n, time, bytes] = self.pages;
+        o.pages = n;
+        o.page_throughput = 8.0 * (bytes / n) / (time / n);
         (o, self.dropped)
     }
 }
@@ -1068,7 +1254,19 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 }
             }
             Some("virtual_queue") => {
+                for k in algo.keys() {
+                    assert!(
+                        ["kind", "theta", "buffer", "variant", "pkt_size", "feedback"]
+                            .contains(&k.as_str()),
+                        "the reference's VQM has no {k}"
+                    );
+                }
                 assert_eq!(algo["variant"].as_str(), Some("real_queue"));
+                let explicit = match algo.get("feedback").map(|f| f.as_str().unwrap()) {
+                    None | Some("ecn") => false,
+                    Some("explicit") => true,
+                    Some(other) => panic!("the reference's VQM has no feedback {other}"),
+                };
                 let theta = algo["theta"].as_float().unwrap();
                 let pkts: f64 = algo["buffer"]
                     .as_str()
@@ -1084,6 +1282,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                     active: false,
                     mark_upto: 0.0,
                     cum: 0.0,
+                    explicit,
                 }
             }
             Some("red") => {
@@ -1138,6 +1337,8 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 queue: VecDeque::new(),
                 busy: false,
                 departed: 0.0,
+                sent: 0,
+                waited: 0.0,
                 arrived: 0,
                 marked: 0,
                 area: 0.0,
@@ -1170,16 +1371,36 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         hops
     };
     let mut starts = SplitMix(seed ^ 0x5747_4152_5453);
+    let mut web_rng = SplitMix(seed ^ 0x5745_4250_4147_4553);
     let mut flows = Vec::new();
+    let mut sessions = Vec::new();
     let groups = doc["flows"].as_array().unwrap();
     let mss = bytes(&groups[0]["packet_size"]);
     for (gi, g) in groups.iter().enumerate() {
         assert_eq!(bytes(&g["packet_size"]), mss, "one packet size");
-        let (from, to) = (g["from"].as_str().unwrap(), g["to"].as_str().unwrap());
+        // Hosts: one of each, or (a web group) lists whose k-th entries are
+        // the k-th server and client.
+        let hosts = |k: &str| -> Vec<&str> {
+            match &g[k] {
+                toml::Value::Array(a) => a.iter().map(|v| v.as_str().unwrap()).collect(),
+                v => vec![v.as_str().unwrap()],
+            }
+        };
+        let (froms, tos) = (hosts("from"), hosts("to"));
+        assert_eq!(froms.len(), tos.len());
         let jitter = g.get("start_jitter").map_or(0.0, secs);
         let begin = g.get("start").map_or(0.0, secs);
         let stop = g.get("stop").map(|v| ps(secs(v)));
         let cc = g["cc"].as_table().unwrap();
+        // CP-TCP's `slow_start = false` starts in congestion avoidance
+        // (ssthresh 0; cc/pricing_window.rs's documented reading).
+        let ssthresh = if cc["kind"].as_str() == Some("cp_tcp")
+            && cc.get("slow_start").and_then(|s| s.as_bool()) == Some(false)
+        {
+            0.0
+        } else {
+            32.0
+        };
         let only = |keys: &[&str]| {
             for k in cc.keys() {
                 assert!(
@@ -1190,15 +1411,18 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         };
         if let Some(tcp) = g.get("tcp").and_then(|t| t.as_table()) {
             assert!(
-                tcp.keys().all(|k| k == "ecn"),
+                tcp.keys().all(|k| k == "ecn" || k == "ecn_rto_wait"),
                 "the reference's transport has no other keys"
             );
         }
-        let ecn = g
-            .get("tcp")
-            .and_then(|t| t.get("ecn"))
-            .and_then(|e| e.as_bool())
-            == Some(true);
+        let tcp_flag = |k: &str| {
+            g.get("tcp")
+                .and_then(|t| t.get(k))
+                .and_then(|e| e.as_bool())
+                == Some(true)
+        };
+        let ecn = tcp_flag("ecn");
+        let ecn_wait = tcp_flag("ecn_rto_wait");
         let make = || -> Source {
             match cc["kind"].as_str() {
                 Some("vegas_cp") => {
@@ -1247,10 +1471,20 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                     }
                 }
                 Some("cp_tcp") => {
+                    only(&[
+                        "kind",
+                        "w",
+                        "kappa_bar",
+                        "feedback",
+                        "max_step",
+                        "slow_start",
+                    ]);
                     assert_eq!(cc["feedback"].as_str(), Some("explicit"));
-                    assert!(cc.get("max_step").is_none() && cc.get("slow_start").is_none());
                     Source::Direct {
                         kappa_bar: cc["kappa_bar"].as_float().unwrap(),
+                        max_step: cc
+                            .get("max_step")
+                            .map_or(f64::INFINITY, |m| m.as_float().unwrap()),
                     }
                 }
                 Some("tcp_rm") => {
@@ -1270,32 +1504,76 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 other => panic!("unexpected source {other:?}"),
             }
         };
-        for _ in 0..g["count"].as_integer().unwrap() {
-            flows.push(Flow {
-                group: gi,
-                rx: 0.0,
-                route: route(from, to),
-                ack_route: route(to, from),
-                start: ps(begin + jitter * starts.unit()),
-                stop,
-                w: cc.get("w").and_then(|w| w.as_float()).unwrap_or(0.0),
-                source: make(),
-                cwnd: 1.0,
-                ssthresh: 32.0,
-                nxt: 0,
-                una: 0,
-                srtt: None,
-                ecn_recover: 0,
-                cwr_pending: false,
-                ece: false,
-                rcv_nxt: 0,
-                rto_srtt: None,
-                rttvar: 0.0,
-                rto: 1.0,
-                timer: None,
-                timer_queued: false,
-                discard_below: 0,
-                timeouts: 0,
+        let proto = |from: &str, to: &str, start: Ps| Flow {
+            group: gi,
+            rx: 0.0,
+            route: route(from, to),
+            ack_route: route(to, from),
+            start,
+            stop,
+            w: cc.get("w").and_then(|w| w.as_float()).unwrap_or(0.0),
+            source: make(),
+            cwnd: 1.0,
+            ssthresh,
+            nxt: 0,
+            una: 0,
+            srtt: None,
+            ecn_recover: 0,
+            cwr_pending: false,
+            ece: false,
+            rcv_nxt: 0,
+            rto_srtt: None,
+            rttvar: 0.0,
+            rto: 1.0,
+            timer: None,
+            timer_queued: false,
+            discard_below: 0,
+            timeouts: 0,
+            size: f64::INFINITY,
+            session: None,
+            hold: 0,
+            ecn_wait,
+            done: false,
+        };
+        let Some(traffic) = g.get("traffic").and_then(|t| t.as_table()) else {
+            assert_eq!(froms.len(), 1, "one pair of hosts for long-lived flows");
+            for _ in 0..g["count"].as_integer().unwrap() {
+                flows.push(proto(froms[0], tos[0], ps(begin + jitter * starts.unit())));
+            }
+            continue;
+        };
+        assert_eq!(traffic["kind"].as_str(), Some("web"));
+        assert_eq!(traffic["page_timing"].as_str(), Some("sequential"));
+        assert!(traffic.get("connection").is_none() && traffic.get("session_rate").is_none());
+        assert_eq!(g["count"].as_integer(), Some(froms.len() as i64));
+        let dist = |k: &str, d: &str| -> &toml::Table {
+            let t = traffic[k].as_table().unwrap();
+            assert_eq!(t["dist"].as_str(), Some(d), "the reference's {k}");
+            t
+        };
+        // Pages per session: a fixed count the run cannot reach.
+        assert!(dist("pages", "fixed")["n"].as_integer().unwrap() >= 1_000_000);
+        let size = dist("object_size", "bounded_pareto");
+        let web = Web {
+            objects_mean: dist("objects", "geometric")["mean"].as_float().unwrap(),
+            inter_object: ps(secs(&dist("inter_object", "fixed")["duration"])),
+            inter_page_mean: secs(&dist("inter_page", "exponential")["mean"]),
+            size_min: bytes(&size["min"]),
+            size_max: bytes(&size["max"]),
+            shape: size["shape"].as_float().unwrap(),
+        };
+        assert_eq!(begin, 0.0);
+        for k in 0..traffic["sessions"].as_integer().unwrap() as usize {
+            let pair = k % froms.len();
+            let objects_left = web.objects(&mut web_rng);
+            let first = web.inter_page(&mut web_rng);
+            sessions.push(Session {
+                web: web.clone(),
+                proto: proto(froms[pair], tos[pair], first),
+                objects_left,
+                new_page: true,
+                page_start: 0,
+                page_bytes: 0.0,
             });
         }
     }
@@ -1317,6 +1595,10 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         red_drops: 0,
         measure,
         snaps: Vec::new(),
+        sessions,
+        web_rng,
+        pages: [0.0; 3],
+        ecn_waits: 0,
     };
     let (o, dropped) = m.run();
     assert_eq!(dropped, 0, "the reference's buffers never overflow");
