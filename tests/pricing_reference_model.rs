@@ -102,13 +102,21 @@
 //! against netsim's 0.9527 / 0.9521, backlog 29.27 / 29.26 against 29.99 /
 //! 29.79, marking 0.0133 / 0.0134 against 0.0132 / 0.0132, ACKs dropped
 //! 18 369 against 18 368, timeouts 29.7 against 52.7 (|t| 0.84: a few
-//! flows time out in bursts in some runs, on both sides), the six groups
+//! flows time out in bursts in some runs, on both sides; since the model
+//! drops the retransmissions RED selects, for E4, 18 754 packets dropped
+//! and 30.4 timeouts, within the test), the six groups
 //! within |t| <= 0.6; one-way (8 a side, no ACK is dropped) 0.9966 against
 //! 0.9968, 33.50 against 33.52 packets. A reference that marks the ACKs
-//! instead of dropping them queues 24.6 packets and fails (t -8.5). The
-//! model's NewReno is not netsim's under ACK loss (two-way NewReno-ECN over
-//! RED: 191 timeouts against 227, marking t -5.3, utilisation and backlog
-//! within the test): it is not compared there.
+//! instead of dropping them queues 24.6 packets and fails (t -8.5).
+//! Two-way NewReno-ECN over RED (10 a side, since 2026-11-28; ns-2 is its
+//! other reference): the model's NewReno grew 1 / cwnd per ACK in
+//! congestion avoidance, netsim's counts every byte a stretch ACK covers
+//! (cc/newreno.rs's header, `SMSS x N / cwnd`); with netsim's rule the
+//! two agree (utilisation 0.8666 / 0.8681 against 0.8668 / 0.8676,
+//! backlog 27.2 / 27.3 against 27.7 / 27.9, marking 0.0292 / 0.0292
+//! against 0.0291 / 0.0295, timeouts 225.7 against 226.7, drops 21 509
+//! against 22 088, |t| <= 2.5), with the old one the marking fails (t
+//! -6.4).
 //! E1's "Dynamics" files for SBRM, VQM and REM (e1-dynamics-*.toml: the
 //! rate-allocation files' links and sources under the 12 / 24 / 18 / 24 /
 //! 12 flows-per-path schedule, each group's `start` and `stop`; the model
@@ -196,25 +204,37 @@
 //! E4 (e4-http-{tcprm,newreno-ecn}.toml: section 5.6.4's HTTP model over
 //! E3's SBRM bottleneck, Table 5.6.3): the model's web sessions are the
 //! `sequential` page timing as traffic/web.rs's header documents it (its
-//! header, not its code; see `Web` in the model), each object a fresh connection of
-//! the group's source and transport whose last segment carries what is
-//! left, with RFC 3168 section 6.1.2's wait (`tcp.ecn_rto_wait`: an
-//! ECN-Echo that reduces a window of at most one segment holds new data
-//! for one RTO and restarts the timer if data is outstanding); R1's mean
-//! queueing delay counts every packet that started transmission, one that
-//! found the link idle with 0, as the links table's. The model takes data
-//! in order only, so it runs the readings of the files' sweep in which
-//! netsim loses no packet: TCP/RM's own file and both controllers with the
-//! 1.1-kB sizes, with and without the wait (8 runs a side; measured
-//! 2026-11-28: TCP/RM's file 99.86 / 99.86 % utilisation, 67.7 / 67.9
-//! packets, 13.9 / 14.0 ms, 65.5 / 65.9 kbit/s per page, 17 125 / 17 144
-//! waits, no timeouts on either side; every other figure of the five
-//! readings within |t| <= 1.6). The pages completed in TCP/RM's file
-//! differ most (9507 against 9292, t 1.8; 2.3 over 10 runs a side), not
-//! traced. Think times 10 % short in the reference fail (page throughput t
-//! -6.7 with the 1.1-kB sizes), so does a wait only below one segment
-//! (the reference's queue then overflows). NewReno-ECN's own file (the
-//! literal sizes) drops thousands of packets in netsim and is not run.
+//! header, not its code; see `Web` in the model), each object a fresh
+//! connection of the group's source and transport whose last segment
+//! carries what is left, with RFC 3168 section 6.1.2's wait
+//! (`tcp.ecn_rto_wait`: an ECN-Echo that reduces a window of at most one
+//! segment holds new data for one RTO and restarts the timer if data is
+//! outstanding); R1's mean queueing delay counts every packet that started
+//! transmission, one that found the link idle with 0, as the links
+//! table's. For the data the files lose, the model's receiver holds
+//! segments above a hole, a retransmission is not ECN-capable (SBRM leaves
+//! it unmarked, RED drops it when selected), a timeout's reduction sets
+//! the ECN recovery point as the ECN one does and halves snd_max -
+//! snd_una, and an ECN-Echo on a duplicate ACK is acted on (the transport's
+//! header); it has no fast recovery, so netsim must enter none (it does
+//! not: windows stay at two segments). Six readings of the files' sweep, 8
+//! runs a side, measured 2026-11-28: each file's own (sequential objects,
+//! literal sizes, the wait) and both controllers with the 1.1-kB sizes,
+//! with and without the wait. TCP/RM's file: 99.86 / 99.86 % utilisation,
+//! 67.7 / 67.9 packets, 13.9 / 14.0 ms, 65.5 / 65.9 kbit/s per page,
+//! 17 125 / 17 144 waits, no loss on either side; NewReno-ECN's: 99.86 /
+//! 99.86 %, 262.6 / 261.2 packets, 55.2 / 55.1 ms, 53.2 / 53.3 kbit/s,
+//! 12 528 / 12 523 waits; the 1.1-kB readings within |t| <= 1.4. Where
+//! packets are lost the model loses about 10 % fewer than netsim and times
+//! out as much less (NewReno-ECN's file: 3332 against 3691 drops, 3016
+//! against 3331 timeouts, t -3.0 and -2.8; without the wait, a reading not
+//! in the test, 11 938 against 13 841 drops, and R1's marking 0.907
+//! against 0.896, t 18, fails): not traced. The pages completed with the
+//! literal sizes differ most among the rest (TCP/RM 9507 against 9292, t
+//! 1.8; NewReno-ECN 8135 against 7929, t 2.9), their sizes heavy-tailed
+//! (netsim's runs spread twice as wide). Think times 10 % short in the
+//! reference fail (page throughput t -6.7 with the 1.1-kB sizes), so does
+//! a wait only below one segment (TCP/RM's queue 282 packets against 68).
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
 //! files' [INFERRED] parameters), not to the engine.
@@ -259,6 +279,7 @@ const E3_NEWRENO_ONEWAY: &str =
     include_str!("../scenarios/papers/pricing/e3-newreno-ecn-sbrm-oneway.toml");
 const E4_TCPRM: &str = include_str!("../scenarios/papers/pricing/e4-http-tcprm.toml");
 const E4_NEWRENO: &str = include_str!("../scenarios/papers/pricing/e4-http-newreno-ecn.toml");
+const E3_NEWRENO_RED: &str = include_str!("../scenarios/papers/pricing/e3-newreno-ecn-red.toml");
 const E3_TCPRM_RED: &str = include_str!("../scenarios/papers/pricing/e3-tcprm-red.toml");
 const E3_TCPRM_RED_ONEWAY: &str =
     include_str!("../scenarios/papers/pricing/e3-tcprm-red-oneway.toml");
@@ -284,8 +305,13 @@ fn netsim(file: &str, rep: u32) -> Outcome {
     o.rate = group_means(rates.iter().copied());
     o.jain = group_jain(&rates);
     o.timeouts = out.flows.iter().map(|f| f.counters.timeouts as f64).sum();
-    o.red_drops = out.links.iter().map(|l| l.total_dropped.pkts as f64).sum();
+    o.drops = out.links.iter().map(|l| l.total_dropped.pkts as f64).sum();
     o.ecn_waits = out.flows.iter().map(|f| f.counters.ecn_waits as f64).sum();
+    o.fast_retransmits = out
+        .flows
+        .iter()
+        .map(|f| f.counters.fast_retransmits as f64)
+        .sum();
     // Web pages completed in the run: 8 x mean size / mean time, as the
     // groups table's `page_throughput_bps`.
     o.pages = out.pages.len() as f64;
@@ -384,18 +410,23 @@ fn compare_runs(file: &str, runs: u32) -> (Outcome, Vec<Outcome>, Vec<Outcome>) 
             &col(&engine, |o| o.timeouts),
         );
     }
-    let red: Vec<f64> = reference.iter().map(|o| o.red_drops).collect();
-    if red.iter().any(|&d| d > 0.0) {
-        means.red_drops = same_mean(
-            "RED's drops (ACKs)",
-            &red,
-            &engine.iter().map(|o| o.red_drops).collect::<Vec<_>>(),
-        );
-        means.timeouts = same_mean(
-            "timeouts",
-            &reference.iter().map(|o| o.timeouts).collect::<Vec<_>>(),
-            &engine.iter().map(|o| o.timeouts).collect::<Vec<_>>(),
-        );
+    let drops = |v: &[Outcome]| v.iter().map(|o| o.drops).collect::<Vec<_>>();
+    if drops(&reference)
+        .iter()
+        .chain(&drops(&engine))
+        .any(|&d| d > 0.0)
+    {
+        // The model repairs every loss by its timer: netsim must not have
+        // entered fast recovery.
+        assert!(engine.iter().all(|o| o.fast_retransmits == 0.0));
+        means.drops = same_mean("drops", &drops(&reference), &drops(&engine));
+        if reference[0].pages == 0.0 {
+            means.timeouts = same_mean(
+                "timeouts",
+                &reference.iter().map(|o| o.timeouts).collect::<Vec<_>>(),
+                &engine.iter().map(|o| o.timeouts).collect::<Vec<_>>(),
+            );
+        }
     }
     (means, reference, engine)
 }
@@ -840,6 +871,23 @@ fn e3_tcprm_red_utilisation_is_the_models_and_misses_table_5_6_2() {
     assert!(u[0] > 0.92 + 0.02, "reference {}", u[0]);
 }
 
+#[test]
+fn e3_newreno_ecn_red_two_way_is_the_models() {
+    // NewReno-ECN over RED two-way (ns-2 is its other reference,
+    // tests/ns2_e3_reference.rs): RED drops the ACKs it selects, and the
+    // stretch ACKs after a loss count all their bytes in congestion
+    // avoidance (cc/newreno.rs's header); the model first grew 1 / cwnd per
+    // ACK and timed out and marked less (marking t -6.4, which fails).
+    let m = compare(E3_NEWRENO_RED, 10);
+    // The file's utilisation check (89 %, 2 points) is a documented
+    // deviation; the model misses it the same way.
+    assert!(
+        m.utilisation[0] < 0.89 - 0.02,
+        "reference {}",
+        m.utilisation[0]
+    );
+}
+
 /// Point `i` (from 0) of a `combine = "zip"` sweep file whose values are
 /// lists, as a scenario: each `[[sweep.param]]`'s i-th value written at its
 /// key by the sweep's own path setter, the `[sweep]` table removed (the
@@ -886,11 +934,10 @@ fn does_not_vary(doc: &toml::Table, refs: &[Outcome], ours: &[Outcome]) {
 
 /// Row `row` (from 1) of Table 5.4.2's many-flows sweep with every flow's
 /// start moved by up to 1 us (each side's own draw), against the
-/// reference: 3 reference runs and 2 netsim runs, each of netsim's within
-/// the reference's 4 standard deviations or E1 VQM's floors (0.2 %
-/// utilisation, 2 % backlog, 1 % marking). Returns the row's scenario and
-/// both sides' runs.
-fn many_row_jittered(row: usize) -> (toml::Table, Vec<Outcome>, Vec<Outcome>) {
+/// reference: 3 reference runs and 2 netsim runs; first [`does_not_vary`],
+/// then each of netsim's runs within the reference's 4 standard deviations
+/// or E1 VQM's floors (0.2 % utilisation, 2 % backlog, 1 % marking).
+fn many_row_jittered(row: usize) {
     let doc = with_start_jitter(
         &sweep_point(TABLE_5_4_2_MANY, row - 1).parse().unwrap(),
         1e-6,
@@ -904,10 +951,10 @@ fn many_row_jittered(row: usize) -> (toml::Table, Vec<Outcome>, Vec<Outcome>) {
         .into_par_iter()
         .map(|k| netsim(&file, k))
         .collect();
+    does_not_vary(&doc, &refs, &ours);
     for n in &ours {
         within_ensemble(&doc, &refs, n, [0.002, 0.02, 0.01]);
     }
-    (doc, refs, ours)
 }
 
 /// Table 5.4.2's row 22 on the many-flows parking lot (Key's rule over
@@ -922,8 +969,7 @@ fn many_row_jittered(row: usize) -> (toml::Table, Vec<Outcome>, Vec<Outcome>) {
 #[test]
 #[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 5 per netsim run"]
 fn table_5_4_2_many_row_22_does_not_vary_in_the_model_either() {
-    let (doc, refs, ours) = many_row_jittered(22);
-    does_not_vary(&doc, &refs, &ours);
+    many_row_jittered(22);
 }
 
 /// Table 5.4.2's row 23 ("Direct Window Update, VQM, n Bit"; the file's
@@ -945,8 +991,7 @@ fn table_5_4_2_few_row_23_is_the_models() {
 #[test]
 #[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 5 per netsim run"]
 fn table_5_4_2_many_row_23_does_not_vary_in_the_model_either() {
-    let (doc, refs, ours) = many_row_jittered(23);
-    does_not_vary(&doc, &refs, &ours);
+    many_row_jittered(23);
 }
 
 /// Table 5.4.2's row 18 (Vegas/CP over PC3's price in full, with slow
@@ -1015,44 +1060,48 @@ fn e4_reading(file: &str, shape: f64, wait: bool) -> String {
 }
 
 /// Section 5.6.4's E4 (TCP/RM and NewReno-ECN with the HTTP model over an
-/// SBRM queue, Table 5.6.3) in the readings of the files' sweep in which
-/// netsim loses no packet (the reference's receivers take data in order
-/// only): TCP/RM in its file's own reading (sequential objects, the
-/// literal truncated Pareto sizes, RFC 3168's wait), and both controllers
-/// with the 1.1-kB sizes (shape 1.0101), with and without the wait. 8 runs
-/// a side, Welch's test on R1's utilisation, backlog, marking and
-/// queueing delay, the pages completed, their throughput, the ECN waits
-/// and the timeouts. Then: every reading saturates R1 in the reference
-/// too (Table 5.6.3: 85 % and 89 %, +-2 points), and TCP/RM's file
-/// misses its occupancy, delay, page throughput and timeouts in the
-/// reference as in netsim (the files' tolerances).
+/// SBRM queue, Table 5.6.3): both files in their own reading (sequential
+/// objects, the literal truncated Pareto sizes, RFC 3168's wait), and both
+/// controllers with the 1.1-kB sizes (shape 1.0101), with and without the
+/// wait. 8 runs a side, Welch's test on R1's utilisation, backlog, marking
+/// and queueing delay, the pages completed, their throughput, the ECN
+/// waits, the timeouts and the drops (netsim entering no fast recovery,
+/// which the model does not have). Then: every reading saturates R1 in the
+/// reference too (Table 5.6.3: 85 % and 89 %, +-2 points), and each file's
+/// own reading misses its occupancy, delay, page throughput and timeouts
+/// in the reference as in netsim (the files' tolerances, 20 %).
 #[test]
 fn e4_http_is_the_models_and_misses_table_5_6_3() {
+    // (file, shape, wait, Table 5.6.3's utilisation, occupancy, delay,
+    // throughput, timeouts for the file's own reading).
+    let tcprm = [0.85, 91.2, 0.0219, 112_000.0, 6438.0];
+    let newreno = [0.89, 95.8, 0.023, 120_000.0, 6590.0];
     for (file, shape, wait, table) in [
-        (E4_TCPRM, 0.65355, true, 0.85),
-        (E4_TCPRM, 1.0101, true, 0.85),
-        (E4_TCPRM, 1.0101, false, 0.85),
-        (E4_NEWRENO, 1.0101, true, 0.89),
-        (E4_NEWRENO, 1.0101, false, 0.89),
+        (E4_TCPRM, 0.65355, true, tcprm),
+        (E4_NEWRENO, 0.65355, true, newreno),
+        (E4_TCPRM, 1.0101, true, tcprm),
+        (E4_TCPRM, 1.0101, false, tcprm),
+        (E4_NEWRENO, 1.0101, true, newreno),
+        (E4_NEWRENO, 1.0101, false, newreno),
     ] {
         let doc: toml::Table = file.parse().unwrap();
         eprintln!("-- {} shape {shape} ecn_rto_wait {wait}", doc["name"]);
         let m = compare(&e4_reading(file, shape, wait), 8);
         assert!(
-            m.utilisation[0] > table + 0.02,
+            m.utilisation[0] > table[0] + 0.02,
             "reference {}",
             m.utilisation[0]
         );
-        if file == E4_TCPRM && shape < 1.0 {
+        if shape < 1.0 {
             let off = |x: f64, paper: f64| (x / paper - 1.0).abs() > 0.2;
-            assert!(off(m.backlog[0], 91.2), "occupancy {}", m.backlog[0]);
-            assert!(off(m.qdelay[0], 0.0219), "delay {}", m.qdelay[0]);
+            assert!(off(m.backlog[0], table[1]), "occupancy {}", m.backlog[0]);
+            assert!(off(m.qdelay[0], table[2]), "delay {}", m.qdelay[0]);
             assert!(
-                off(m.page_throughput, 112_000.0),
+                off(m.page_throughput, table[3]),
                 "throughput {}",
                 m.page_throughput
             );
-            assert!(off(m.timeouts, 6438.0), "timeouts {}", m.timeouts);
+            assert!(off(m.timeouts, table[4]), "timeouts {}", m.timeouts);
         }
     }
 }
