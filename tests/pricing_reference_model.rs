@@ -382,51 +382,29 @@ fn compare_runs(file: &str, runs: u32) -> (Outcome, Vec<Outcome>, Vec<Outcome>) 
             &col(&engine, |o, i| o.mark_prob[i]),
         );
     }
-    if reference[0].pages > 0.0 {
-        let col = |v: &[Outcome], f: fn(&Outcome) -> f64| -> Vec<f64> { v.iter().map(f).collect() };
-        means.qdelay[0] = same_mean(
-            &format!("{} queueing delay", measured(&doc)[0]),
-            &col(&reference, |o| o.qdelay[0]),
-            &col(&engine, |o| o.qdelay[0]),
-        );
-        means.pages = same_mean(
-            "pages",
-            &col(&reference, |o| o.pages),
-            &col(&engine, |o| o.pages),
-        );
-        means.page_throughput = same_mean(
-            "page throughput",
-            &col(&reference, |o| o.page_throughput),
-            &col(&engine, |o| o.page_throughput),
-        );
-        means.ecn_waits = same_mean(
-            "ECN waits",
-            &col(&reference, |o| o.ecn_waits),
-            &col(&engine, |o| o.ecn_waits),
-        );
-        means.timeouts = same_mean(
-            "timeouts",
-            &col(&reference, |o| o.timeouts),
-            &col(&engine, |o| o.timeouts),
-        );
+    // One figure of every run, both sides, compared.
+    let both = |what: &str, f: fn(&Outcome) -> f64| -> f64 {
+        let col = |v: &[Outcome]| v.iter().map(f).collect::<Vec<_>>();
+        same_mean(what, &col(&reference), &col(&engine))
+    };
+    let web = reference[0].pages > 0.0;
+    if web {
+        means.qdelay[0] = both(&format!("{} queueing delay", measured(&doc)[0]), |o| {
+            o.qdelay[0]
+        });
+        means.pages = both("pages", |o| o.pages);
+        means.page_throughput = both("page throughput", |o| o.page_throughput);
+        means.ecn_waits = both("ECN waits", |o| o.ecn_waits);
     }
-    let drops = |v: &[Outcome]| v.iter().map(|o| o.drops).collect::<Vec<_>>();
-    if drops(&reference)
-        .iter()
-        .chain(&drops(&engine))
-        .any(|&d| d > 0.0)
-    {
+    let lossy = reference.iter().chain(&engine).any(|o| o.drops > 0.0);
+    if lossy {
         // The model repairs every loss by its timer: netsim must not have
         // entered fast recovery.
         assert!(engine.iter().all(|o| o.fast_retransmits == 0.0));
-        means.drops = same_mean("drops", &drops(&reference), &drops(&engine));
-        if reference[0].pages == 0.0 {
-            means.timeouts = same_mean(
-                "timeouts",
-                &reference.iter().map(|o| o.timeouts).collect::<Vec<_>>(),
-                &engine.iter().map(|o| o.timeouts).collect::<Vec<_>>(),
-            );
-        }
+        means.drops = both("drops", |o| o.drops);
+    }
+    if web || lossy {
+        means.timeouts = both("timeouts", |o| o.timeouts);
     }
     (means, reference, engine)
 }
