@@ -965,9 +965,18 @@ fn table_5_4_2_few_row_23_is_the_models() {
 }
 
 /// Row 23 on the many-flows parking lot, where section 5.4.4 says every
-/// single-bit strategy varies: as row 22, not in CI.
+/// single-bit strategy varies: as row 22, not in CI. Run 2026-11-28 (31
+/// minutes beside another run): neither side varies (Jain 0.9993-0.9999
+/// on both paths), netsim's first run lies within the reference's three
+/// on every figure (R3 70.70 % against 70.62 +- 0.08 %, backlog 151.2
+/// against 153.6 +- 1.1 packets), but its second run's R3 utilisation,
+/// 71.20 %, is 7.5 of the reference's standard deviations and 0.8 %
+/// above, beyond the 0.2 % floor: the test FAILS there. The three
+/// reference draws may understate the spread: on the few-flows file the
+/// reference's eight draws range over 70.96-71.57 % and netsim's over
+/// 70.87-71.67 %. Not settled; more reference draws would.
 #[test]
-#[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 5 per netsim run"]
+#[ignore = "the many-flows parking lot (30 minutes); fails on netsim's second run's R3 utilisation, open (see the doc comment)"]
 fn table_5_4_2_many_row_23_does_not_vary_in_the_model_either() {
     many_row_jittered(23);
 }
@@ -978,7 +987,9 @@ fn table_5_4_2_many_row_23_does_not_vary_in_the_model_either() {
 /// of CPU), not in CI. The derived check "the full-price strategies do not
 /// vary" misses through slow start's transient; the model as specified
 /// varies as much (Jain of S1 -> S12's base group below 0.95 on both
-/// sides).
+/// sides). Run 2026-11-28 (38 minutes beside another run): R3 98.19 +-
+/// 0.02 % and 563 +- 15 packets against netsim's 98.21 % and 569, R2
+/// 96.59 +- 0.05 % against 96.56 %; Jain 0.929-0.934 against 0.937.
 #[test]
 #[ignore = "the many-flows parking lot: 10-16 minutes per reference run, 6 per netsim run"]
 fn table_5_4_2_many_row_18_varies_in_the_model_too() {
