@@ -104,7 +104,8 @@
 //! 18 369 against 18 368, timeouts 29.7 against 52.7 (|t| 0.84: a few
 //! flows time out in bursts in some runs, on both sides; since the model
 //! drops the retransmissions RED selects, for E4, 18 754 packets dropped
-//! and 30.4 timeouts, within the test), the six groups
+//! and 30.4 timeouts, and since its timer fires on time after a backoff,
+//! below, 18 611 and 31.7, within the test), the six groups
 //! within |t| <= 0.6; one-way (8 a side, no ACK is dropped) 0.9966 against
 //! 0.9968, 33.50 against 33.52 packets. A reference that marks the ACKs
 //! instead of dropping them queues 24.6 packets and fails (t -8.5).
@@ -116,7 +117,9 @@
 //! backlog 27.2 / 27.3 against 27.7 / 27.9, marking 0.0292 / 0.0292
 //! against 0.0291 / 0.0295, timeouts 225.7 against 226.7, drops 21 509
 //! against 22 088, |t| <= 2.5), with the old one the marking fails (t
-//! -6.4).
+//! -6.4). With the timer fixed (E4, below): backlog 27.6 / 27.6, marking
+//! 0.0293 / 0.0292, timeouts 234.0, drops 21 882 (|t| <= 1.3). Where
+//! packets are lost, the retransmissions are compared too.
 //! E1's "Dynamics" files for SBRM, VQM and REM (e1-dynamics-*.toml: the
 //! rate-allocation files' links and sources under the 12 / 24 / 18 / 24 /
 //! 12 flows-per-path schedule, each group's `start` and `stop`; the model
@@ -217,22 +220,36 @@
 //! the ECN recovery point as the ECN one does and halves snd_max -
 //! snd_una, and an ECN-Echo on a duplicate ACK is acted on (the transport's
 //! header); it has no fast recovery, so netsim must enter none (it does
-//! not: windows stay at two segments). Six readings of the files' sweep, 8
-//! runs a side, measured 2026-11-28: each file's own (sequential objects,
-//! literal sizes, the wait) and both controllers with the 1.1-kB sizes,
-//! with and without the wait. TCP/RM's file: 99.86 / 99.86 % utilisation,
-//! 67.7 / 67.9 packets, 13.9 / 14.0 ms, 65.5 / 65.9 kbit/s per page,
-//! 17 125 / 17 144 waits, no loss on either side; NewReno-ECN's: 99.86 /
-//! 99.86 %, 262.6 / 261.2 packets, 55.2 / 55.1 ms, 53.2 / 53.3 kbit/s,
-//! 12 528 / 12 523 waits; the 1.1-kB readings within |t| <= 1.4. Where
-//! packets are lost the model loses about 10 % fewer than netsim and times
-//! out as much less (NewReno-ECN's file: 3332 against 3691 drops, 3016
-//! against 3331 timeouts, t -3.0 and -2.8; without the wait, a reading not
-//! in the test, 11 938 against 13 841 drops, and R1's marking 0.907
-//! against 0.896, t 18, fails): not traced. The pages completed with the
-//! literal sizes differ most among the rest (TCP/RM 9507 against 9292, t
-//! 1.8; NewReno-ECN 8135 against 7929, t 2.9), their sizes heavy-tailed
-//! (netsim's runs spread twice as wide). Think times 10 % short in the
+//! not: windows stay at two segments). Eight readings of the files' sweep,
+//! 8 runs a side, measured 2026-11-29: each file's own (sequential
+//! objects, literal sizes, the wait), both controllers with the literal
+//! sizes without the wait, and both with the 1.1-kB sizes, with and
+//! without it. TCP/RM's file: 99.86 / 99.86 % utilisation, 67.7 / 67.9
+//! packets, 13.9 / 14.0 ms, 65.5 / 65.9 kbit/s per page, 17 125 / 17 144
+//! waits, no loss on either side; NewReno-ECN's: 99.86 / 99.86 %, 259.5 /
+//! 261.2 packets, 54.6 / 55.1 ms, 53.0 / 53.3 kbit/s, 12 540 / 12 523
+//! waits, 3569 / 3691 drops, 3229 / 3331 timeouts, 3471 / 3590
+//! retransmissions; without the wait NewReno-ECN drops 13 705 against
+//! 13 915 and marks 0.897 against 0.895 (|t| <= 2.3), TCP/RM 4747 against
+//! 4837; the 1.1-kB readings lose nothing, within |t| <= 1.4.
+//! Until 2026-11-29 the model lost 10-15 % fewer packets than netsim and
+//! the no-wait literal readings failed (R1's marking 0.907 against 0.896,
+//! t 18): its retransmission timer kept one event in the queue and an
+//! event that found the deadline later re-queued itself, but a restart to
+//! an earlier deadline (the RTO a new sample brings back down after a
+//! backoff) waited for the old event, so the next timeout came up to an
+//! RTO late. Traced on 300 long-lived NewReno flows over E3's bottleneck
+//! as a DropTail queue, netsim's fast retransmit switched off: 7880
+//! timeouts in the old model against 11 020 in netsim; fixed, 11 020
+//! against 11 020 (32 runs a side). The engine's timer slot queues an
+//! earlier event in that case (sim-core's `TimerSlot`); the model now
+//! does the same, the later event being stale. The pages completed with
+//! the literal sizes stay 1.5-2 % fewer in netsim (t 1.4-2.5 here): both
+//! files share a seed, so their netsim runs draw the same heavy-tailed
+//! sizes (the objects requested averaged 10.28 kB in netsim's 32 runs and
+//! 9.95 kB in the reference's, against 10 kB); at two other sets of 32
+//! seeds the pages, drops and marking agree within |t| <= 1.1.
+//! Think times 10 % short in the
 //! reference fail (page throughput t -6.7 with the 1.1-kB sizes), so does
 //! a wait only below one segment (TCP/RM's queue 282 packets against 68).
 //! Then each test checks that the reference itself misses the thesis's
@@ -307,6 +324,7 @@ fn netsim(file: &str, rep: u32) -> Outcome {
     o.timeouts = out.flows.iter().map(|f| f.counters.timeouts as f64).sum();
     o.drops = out.links.iter().map(|l| l.total_dropped.pkts as f64).sum();
     o.ecn_waits = out.flows.iter().map(|f| f.counters.ecn_waits as f64).sum();
+    o.retx = out.flows.iter().map(|f| f.counters.retx_pkts as f64).sum();
     o.fast_retransmits = out
         .flows
         .iter()
@@ -402,6 +420,7 @@ fn compare_runs(file: &str, runs: u32) -> (Outcome, Vec<Outcome>, Vec<Outcome>) 
         // entered fast recovery.
         assert!(engine.iter().all(|o| o.fast_retransmits == 0.0));
         means.drops = both("drops", |o| o.drops);
+        means.retx = both("retransmissions", |o| o.retx);
     }
     if web || lossy {
         means.timeouts = both("timeouts", |o| o.timeouts);
@@ -1050,12 +1069,13 @@ fn e4_reading(file: &str, shape: f64, wait: bool) -> String {
 
 /// Section 5.6.4's E4 (TCP/RM and NewReno-ECN with the HTTP model over an
 /// SBRM queue, Table 5.6.3): both files in their own reading (sequential
-/// objects, the literal truncated Pareto sizes, RFC 3168's wait), and both
-/// controllers with the 1.1-kB sizes (shape 1.0101), with and without the
-/// wait. 8 runs a side, Welch's test on R1's utilisation, backlog, marking
-/// and queueing delay, the pages completed, their throughput, the ECN
-/// waits, the timeouts and the drops (netsim entering no fast recovery,
-/// which the model does not have). Then: every reading saturates R1 in the
+/// objects, the literal truncated Pareto sizes, RFC 3168's wait), both
+/// controllers with the literal sizes without the wait, and both with the
+/// 1.1-kB sizes (shape 1.0101), with and without the wait. 8 runs a side,
+/// Welch's test on R1's utilisation, backlog, marking and queueing delay,
+/// the pages completed, their throughput, the ECN waits, the timeouts, the
+/// drops and the retransmissions (netsim entering no fast recovery, which
+/// the model does not have). Then: every reading saturates R1 in the
 /// reference too (Table 5.6.3: 85 % and 89 %, +-2 points), and each file's
 /// own reading misses its occupancy, delay, page throughput and timeouts
 /// in the reference as in netsim (the files' tolerances, 20 %).
@@ -1068,6 +1088,8 @@ fn e4_http_is_the_models_and_misses_table_5_6_3() {
     for (file, shape, wait, table) in [
         (E4_TCPRM, 0.65355, true, tcprm),
         (E4_NEWRENO, 0.65355, true, newreno),
+        (E4_TCPRM, 0.65355, false, tcprm),
+        (E4_NEWRENO, 0.65355, false, newreno),
         (E4_TCPRM, 1.0101, true, tcprm),
         (E4_TCPRM, 1.0101, false, tcprm),
         (E4_NEWRENO, 1.0101, true, newreno),
@@ -1081,7 +1103,7 @@ fn e4_http_is_the_models_and_misses_table_5_6_3() {
             "reference {}",
             m.utilisation[0]
         );
-        if shape < 1.0 {
+        if shape < 1.0 && wait {
             let off = |x: f64, paper: f64| (x / paper - 1.0).abs() > 0.2;
             assert!(off(m.backlog[0], table[1]), "occupancy {}", m.backlog[0]);
             assert!(off(m.qdelay[0], table[2]), "delay {}", m.qdelay[0]);

@@ -23,6 +23,8 @@ pub struct Outcome {
     /// selections that are not ECN-capable, and full buffers).
     pub timeouts: f64,
     pub drops: f64,
+    /// Data segments the flows retransmitted (go-back-N's included).
+    pub retx: f64,
     /// Loss recoveries entered on duplicate ACKs: always 0 in the model,
     /// which has none (a loss waits for the timer); netsim's count.
     pub fast_retransmits: f64,
@@ -226,14 +228,17 @@ struct Flow {
     /// files' transport defaults: 1-s initial and minimum RTO, 60-s cap, no
     /// clock granularity, a sample from every ACK of new data through its
     /// echoed timestamp): SRTT and RTTVAR, the RTO (s), the deadline of the
-    /// running timer, and whether an `Rto` event is in the queue (at most
-    /// one: restarting the timer only moves the deadline, and an event that
-    /// finds it later re-queues itself there).
+    /// running timer, and the time of the earliest `Rto` event in the queue
+    /// that is not stale. Restarting the timer later only moves the
+    /// deadline (the event, finding it later, re-queues itself there);
+    /// restarting it earlier (an RTO that a new sample brought back down
+    /// after a backoff) queues a new event, and the later one is then
+    /// stale and ignored.
     rto_srtt: Option<f64>,
     rttvar: f64,
     rto: f64,
     timer: Option<Ps>,
-    timer_queued: bool,
+    timer_queued: Option<Ps>,
     /// TCP/RM's RTT rule: samples of ACKs below this segment (the next one
     /// to send when the last timeout was detected) are not taken.
     discard_below: u64,
@@ -460,6 +465,8 @@ struct Model {
     /// ACKs RED dropped (RED's selection of a packet that is not
     /// ECN-capable).
     red_drops: u64,
+    /// Data segments retransmitted before the end.
+    retx: u64,
     /// The two links measured (indices).
     measure: [usize; 2],
     /// The first measured link's bytes sent and waiting-count area at each
@@ -703,6 +710,9 @@ impl Model {
             if arm {
                 self.arm(f, now);
             }
+            if now < self.end && !ect {
+                self.retx += 1;
+            }
             let p = Pkt {
                 flow: f,
                 ack: false,
@@ -727,8 +737,8 @@ impl Model {
         let fl = &mut self.flows[f];
         let t = now + ps(fl.rto);
         fl.timer = Some(t);
-        if !fl.timer_queued {
-            fl.timer_queued = true;
+        if fl.timer_queued.is_none_or(|q| t < q) {
+            fl.timer_queued = Some(t);
             self.ev.push(key(t, false), Ev::Rto(f));
         }
     }
@@ -1022,10 +1032,14 @@ impl Model {
                 Ev::Request(s) => self.request(s, now),
                 Ev::Rto(f) => {
                     let fl = &mut self.flows[f];
-                    fl.timer_queued = false;
+                    if fl.timer_queued != Some(now) {
+                        // Stale: an earlier restart queued the live one.
+                        continue;
+                    }
+                    fl.timer_queued = None;
                     match fl.timer {
                         Some(t) if t > now => {
-                            fl.timer_queued = true;
+                            fl.timer_queued = Some(t);
                             self.ev.push(key(t, false), Ev::Rto(f));
                         }
                         Some(_) => self.timeout(f, now),
@@ -1162,10 +1176,12 @@ impl Model {
         o.jain = group_jain(&rates);
         o.timeouts = self.flows.iter().map(|f| f.timeouts as f64).sum();
         o.drops = (self.red_drops + self.dropped) as f64;
+        o.retx = self.retx as f64;
         o.ecn_waits = self.ecn_waits as f64;
         let [n, time, bytes] = self.pages;
         o.pages = n;
         o.page_throughput = 8.0 * (bytes / n) / (time / n);
+
         o
     }
 }
@@ -1585,7 +1601,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
             rttvar: 0.0,
             rto: 1.0,
             timer: None,
-            timer_queued: false,
+            timer_queued: None,
             discard_below: 0,
             timeouts: 0,
             size: f64::INFINITY,
@@ -1667,6 +1683,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         end: ps(secs(&doc["run"]["duration"])),
         dropped: 0,
         red_drops: 0,
+        retx: 0,
         measure,
         snaps: Vec::new(),
         sessions,
