@@ -380,26 +380,8 @@ fn compare_runs(file: &str, runs: u32) -> (Outcome, Vec<Outcome>, Vec<Outcome>) 
             &engine.iter().map(|o| o.rate[g]).collect::<Vec<_>>(),
         ));
     }
-    for (i, link) in measured(&doc).iter().enumerate() {
-        let col = |v: &[Outcome], f: fn(&Outcome, usize) -> f64| -> Vec<f64> {
-            v.iter().map(|o| f(o, i)).collect()
-        };
-        means.utilisation[i] = same_mean(
-            &format!("{link} utilisation"),
-            &col(&reference, |o, i| o.utilisation[i]),
-            &col(&engine, |o, i| o.utilisation[i]),
-        );
-        means.backlog[i] = same_mean(
-            &format!("{link} backlog"),
-            &col(&reference, |o, i| o.backlog[i]),
-            &col(&engine, |o, i| o.backlog[i]),
-        );
-        means.mark_prob[i] = same_mean(
-            &format!("{link} mark_prob"),
-            &col(&reference, |o, i| o.mark_prob[i]),
-            &col(&engine, |o, i| o.mark_prob[i]),
-        );
-    }
+    (means.utilisation, means.backlog, means.mark_prob) =
+        links_same_mean(&doc, &reference, &engine);
     // One figure of every run, both sides, compared.
     let both = |what: &str, f: fn(&Outcome) -> f64| -> f64 {
         let col = |v: &[Outcome]| v.iter().map(f).collect::<Vec<_>>();
@@ -426,6 +408,30 @@ fn compare_runs(file: &str, runs: u32) -> (Outcome, Vec<Outcome>, Vec<Outcome>) 
         means.timeouts = both("timeouts", |o| o.timeouts);
     }
     (means, reference, engine)
+}
+
+/// Welch's test on each measured link's utilisation, backlog and marking
+/// probability over both sides' runs; returns the reference's means.
+fn links_same_mean(
+    doc: &toml::Table,
+    reference: &[Outcome],
+    engine: &[Outcome],
+) -> ([f64; 2], [f64; 2], [f64; 2]) {
+    let mut means = ([0.0; 2], [0.0; 2], [0.0; 2]);
+    for (i, link) in measured(doc).iter().enumerate() {
+        let col = |v: &[Outcome], f: Figure| -> Vec<f64> { v.iter().map(|o| f(o, i)).collect() };
+        let same = |what: &str, f: Figure| {
+            same_mean(
+                &format!("{link} {what}"),
+                &col(reference, f),
+                &col(engine, f),
+            )
+        };
+        means.0[i] = same("utilisation", |o, i| o.utilisation[i]);
+        means.1[i] = same("backlog", |o, i| o.backlog[i]);
+        means.2[i] = same("mark_prob", |o, i| o.mark_prob[i]);
+    }
+    means
 }
 
 #[test]
@@ -985,9 +991,9 @@ fn table_5_4_2_few_row_23_is_the_models() {
 
 /// Row 23 on the many-flows parking lot, where section 5.4.4 says every
 /// single-bit strategy varies: each flow's start moved by up to 1 us on
-/// both sides, 8 reference draws and 4 netsim runs (about 70 minutes on 2
+/// both sides, 8 reference draws and 4 netsim runs (47 minutes on 2
 /// cores), not in CI; [`does_not_vary`], then Welch's test on both
-/// measured links' utilisation and backlog. Run 2026-11-29 (47
+/// measured links' utilisation, backlog and marking. Run 2026-11-29 (47
 /// minutes): neither side varies (Jain 0.9993-0.9999 on both paths), R3
 /// 70.69 % against netsim's 70.80 %, 152.3 against 151.5 packets, R2
 /// 69.94 against 69.89 %, 79.7 against 76.4 packets (|t| <= 1.2). With 3 reference draws
@@ -1004,35 +1010,18 @@ fn table_5_4_2_many_row_23_does_not_vary_in_the_model_either() {
     let doc = with_start_jitter(&sweep_point(TABLE_5_4_2_MANY, 22).parse().unwrap(), 1e-6);
     let file = toml::to_string(&doc).unwrap();
     // Reference draws and netsim runs in one pool, the long ones first.
-    let jobs: Vec<(bool, u64)> = (0..8)
-        .map(|d| (true, d))
-        .chain((0..4).map(|r| (false, r)))
-        .collect();
-    let runs: Vec<(bool, Outcome)> = jobs
+    let runs: Vec<(bool, Outcome)> = (0..12u64)
         .into_par_iter()
-        .map(|(is_ref, k)| match is_ref {
-            true => (true, reference(&doc, 0x5B_0000 + k)),
-            false => (false, netsim(&file, k as u32)),
+        .map(|k| match k {
+            0..8 => (true, reference(&doc, 0x5B_0000 + k)),
+            _ => (false, netsim(&file, (k - 8) as u32)),
         })
         .collect();
-    let refs: Vec<Outcome> = runs.iter().filter(|r| r.0).map(|r| r.1.clone()).collect();
-    let ours: Vec<Outcome> = runs.iter().filter(|r| !r.0).map(|r| r.1.clone()).collect();
+    let (refs, ours): (Vec<_>, Vec<_>) = runs.into_iter().partition(|r| r.0);
+    let refs: Vec<Outcome> = refs.into_iter().map(|r| r.1).collect();
+    let ours: Vec<Outcome> = ours.into_iter().map(|r| r.1).collect();
     does_not_vary(&doc, &refs, &ours);
-    for (i, link) in measured(&doc).iter().enumerate() {
-        let col = |v: &[Outcome], f: fn(&Outcome, usize) -> f64| -> Vec<f64> {
-            v.iter().map(|o| f(o, i)).collect()
-        };
-        same_mean(
-            &format!("{link} utilisation"),
-            &col(&refs, |o, i| o.utilisation[i]),
-            &col(&ours, |o, i| o.utilisation[i]),
-        );
-        same_mean(
-            &format!("{link} backlog"),
-            &col(&refs, |o, i| o.backlog[i]),
-            &col(&ours, |o, i| o.backlog[i]),
-        );
-    }
+    links_same_mean(&doc, &refs, &ours);
 }
 
 /// Table 5.4.2's row 18 (Vegas/CP over PC3's price in full, with slow

@@ -1181,7 +1181,6 @@ impl Model {
         let [n, time, bytes] = self.pages;
         o.pages = n;
         o.page_throughput = 8.0 * (bytes / n) / (time / n);
-
         o
     }
 }
