@@ -462,6 +462,16 @@ pub trait Controller: Send {
     fn on_congestion(&mut self, now: SimTime, ev: Congestion);
     /// The transport left loss recovery (a full window was acknowledged).
     fn on_recovery_exit(&mut self, _now: SimTime) {}
+    /// RFC 3168 section 6.1.2's wait after an ECN-Echo at a window below
+    /// one segment ended: the retransmission timeout passed and the sender
+    /// may send again (`tcp.ecn_rto_wait`). ns-2's agents, whose window fell
+    /// below one segment, restart it at one segment here (`timeout` with
+    /// no data outstanding).
+    fn on_ecn_wait_end(&mut self, _now: SimTime) {}
+    /// The receiver's advertised window in bytes, told once when the
+    /// transport is built (not called without one). The transport applies
+    /// it; ns-2's window arithmetic also halves `min(cwnd, rwnd)`.
+    fn set_receiver_window(&mut self, _bytes: u64) {}
     /// Congestion window in bytes (window-based controllers).
     fn window(&self) -> u64;
     /// Slow-start threshold in bytes, if the controller has one.

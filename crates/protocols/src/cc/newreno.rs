@@ -37,18 +37,27 @@
 //! run on ns-2: every ACK of new data outside recovery grows the window by
 //! one segment in slow start and by `1/cwnd` segments in congestion
 //! avoidance, whatever it acknowledges (no byte counting); a fast
-//! retransmit or an ECN-Echo halves the window, not the FlightSize:
-//! `ssthresh = max(floor(cwnd/2), 2)` and `cwnd = max(cwnd/2, 1)` segments
-//! (`precisionReduce_ true`, ns-2's default since 2006/01/24), or with
-//! `rules = "ns2_integer"` (before then) in whole segments, `W =
-//! floor(cwnd)`, `ssthresh = max(floor(W/2), 2)`, `cwnd = max(floor(W/2),
-//! 1)`; a timeout sets `ssthresh` the same way from the window and `cwnd =
+//! retransmit or an ECN-Echo halves the window `W = min(cwnd, rwnd)`
+//! (ns-2's `window()`, with the receiver's window that the transport
+//! passes on), not the FlightSize: `ssthresh = max(floor(W/2), 2)` and
+//! `cwnd = W/2` segments (`precisionReduce_ true`, ns-2's default since
+//! 2006/01/24), or with `rules = "ns2_integer"` (before then) in whole
+//! segments, `ssthresh = max(floor(floor(W)/2), 2)`, `cwnd =
+//! floor(floor(W)/2)`; a timeout sets `ssthresh` the same way and `cwnd =
 //! 1`, so a second timeout of the same data lowers `ssthresh` to 2 (RFC
 //! 5681 holds it); the full ACK that ends fast recovery leaves cwnd
 //! where the reduction put it and grows it as any new ACK does (ns-2
 //! deflates by dropping the inflation; RFC 6582 sets `cwnd = ssthresh`).
-//! INFERRED: the receiver's window, which ns-2's `window()` also takes the
-//! minimum with, is the transport's here and not part of `W`.
+//! ns-2's `CLOSE_CWND_HALF` has no floor: an ECN-Echo at a window under
+//! two segments leaves less than one, ns-2 sends nothing until its
+//! retransmission timer expires and restarts at one segment (`newtimer`,
+//! `timeout`). Here the transport does the same with `tcp.ecn_rto_wait`
+//! (its wait then starts whenever the window falls below one segment, and
+//! [`Controller::on_ecn_wait_end`] restores one segment); without it the
+//! transport sends at its floor of one segment.
+//! Left out: ns-2's doubling of the timer for an ECN-Echo at a window of
+//! one segment twice in a row (`ecn_backoff_`), and a timeout during the
+//! wait halves ssthresh again (ns-2 keeps it after a recent ECN-Echo).
 
 use serde::{Deserialize, Serialize};
 use sim_core::{AckInfo, Congestion, Controller, ParamError, SimTime};
@@ -130,6 +139,9 @@ pub struct NewReno {
     ssthresh: u64,
     /// The window arithmetic ([`NewRenoConfig::rules`]).
     rules: RenoRules,
+    /// The receiver's window, bytes (infinite without one); ns-2's
+    /// reductions halve `min(cwnd, rwnd)`.
+    rwnd: f64,
 }
 
 impl NewReno {
@@ -148,6 +160,7 @@ impl NewReno {
                 .initial_ssthresh
                 .map_or(u64::MAX, |s| u64::from(s) * mss),
             rules: cfg.rules,
+            rwnd: f64::INFINITY,
         })
     }
 
@@ -161,15 +174,16 @@ impl NewReno {
         (in_flight / 2).max(2 * self.mss)
     }
 
-    /// ns-2's `slowdown`: half the window, bytes (`cwnd / 2`, or in whole
-    /// segments `floor(floor(cwnd) / 2)`); ssthresh is its whole segments,
-    /// at least 2.
+    /// ns-2's `slowdown`: half the window `W = min(cwnd, rwnd)`, bytes
+    /// (`W / 2`, or in whole segments `floor(floor(W) / 2)`); ssthresh is
+    /// its whole segments, at least 2.
     fn ns2_halve(&mut self) -> f64 {
         let mss = self.mss as f64;
+        let w = self.cwnd.min(self.rwnd);
         let half = if self.rules == RenoRules::Ns2Integer {
-            ((self.cwnd / mss).floor() / 2.0).floor()
+            ((w / mss).floor() / 2.0).floor()
         } else {
-            self.cwnd / mss / 2.0
+            w / mss / 2.0
         };
         self.ssthresh = (half.floor() as u64).max(2) * self.mss;
         half * mss
@@ -211,8 +225,9 @@ impl Controller for NewReno {
     fn on_congestion(&mut self, _now: SimTime, ev: Congestion) {
         match ev {
             Congestion::Loss { .. } | Congestion::Ecn { .. } if self.ns2() => {
-                let half = self.ns2_halve();
-                self.cwnd = half.max(self.mss as f64);
+                // No floor: below one segment the sender waits for its timer
+                // (with `tcp.ecn_rto_wait`; see `on_ecn_wait_end`).
+                self.cwnd = self.ns2_halve();
             }
             Congestion::Timeout { .. } if self.ns2() => {
                 self.ns2_halve();
@@ -237,6 +252,17 @@ impl Controller for NewReno {
             // RFC 6582 section 3.2 step 3, option (2): cwnd = ssthresh.
             self.cwnd = self.ssthresh as f64;
         }
+    }
+
+    fn on_ecn_wait_end(&mut self, _now: SimTime) {
+        if self.ns2() {
+            // ns-2's `timeout` with nothing outstanding: `cwnd = 1`.
+            self.cwnd = self.cwnd.max(self.mss as f64);
+        }
+    }
+
+    fn set_receiver_window(&mut self, bytes: u64) {
+        self.rwnd = bytes as f64;
     }
 
     #[inline]
@@ -406,6 +432,47 @@ mod tests {
         let mut c = ns2(RenoRules::Ns2, 3, Some(2));
         c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 3000 });
         assert_eq!((c.ssthresh, c.cwnd), (2000, 1500.0));
+    }
+
+    #[test]
+    fn ns2_rules_halve_the_window_capped_by_the_receivers() {
+        // ns-2's `window()`: cwnd 30 segments against a 20-segment receiver
+        // window halves to 10, not 15; RFC 5681 halves the FlightSize.
+        for rules in [RenoRules::Ns2, RenoRules::Ns2Integer] {
+            let mut c = ns2(rules, 30, Some(2));
+            c.set_receiver_window(20 * u64::from(MSS));
+            c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 20_000 });
+            assert_eq!((c.ssthresh, c.cwnd), (10_000, 10_000.0), "{rules:?}");
+            c.cwnd = 30_000.0;
+            c.on_congestion(SimTime::ZERO, Congestion::Timeout { in_flight: 20_000 });
+            assert_eq!((c.ssthresh, c.cwnd), (10_000, 1000.0), "{rules:?}");
+        }
+        let mut c = ns2(RenoRules::Ns2, 30, Some(2));
+        c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 20_000 });
+        assert_eq!(c.cwnd, 15_000.0);
+    }
+
+    #[test]
+    fn ns2_rules_leave_less_than_a_segment_until_the_ecn_wait_ends() {
+        // ns-2's CLOSE_CWND_HALF has no floor: 1.5 segments halve to 0.75
+        // (whole segments: 1 to 0); the end of the wait restores one.
+        let mut c = ns2(RenoRules::Ns2, 1, Some(2));
+        c.cwnd = 1500.0;
+        c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 1000 });
+        assert_eq!((c.ssthresh, c.window()), (2000, 750));
+        c.on_ecn_wait_end(SimTime::ZERO);
+        assert_eq!(c.window(), 1000);
+        let mut c = ns2(RenoRules::Ns2Integer, 1, Some(2));
+        c.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 1000 });
+        assert_eq!(c.window(), 0);
+        c.on_ecn_wait_end(SimTime::ZERO);
+        assert_eq!(c.window(), 1000);
+        // RFC 5681's reduction never goes below two segments, and the end
+        // of a wait leaves it alone.
+        let mut r = reno(1, None);
+        r.on_congestion(SimTime::ZERO, Congestion::Ecn { in_flight: 1000 });
+        r.on_ecn_wait_end(SimTime::ZERO);
+        assert_eq!(r.window(), 2000);
     }
 
     #[test]

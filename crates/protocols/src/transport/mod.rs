@@ -50,8 +50,12 @@ pub struct TcpConfig {
     /// segment also restarts the retransmission timer, and no new segment
     /// leaves until one RTO has passed (counted in `ecn_waits`). As ns-2's
     /// agents, whose window then falls below one segment and waits for the
-    /// timer. Default false (the reaction alone: a window-based controller
-    /// keeps sending at its floor).
+    /// timer; the same wait follows any reduction that leaves the
+    /// controller's window below one segment (NewReno's `rules = "ns2"`
+    /// from under two segments), which ends with
+    /// [`sim_core::Controller::on_ecn_wait_end`]. Default false (the
+    /// reaction alone: a window-based controller keeps sending at its
+    /// floor).
     pub ecn_rto_wait: bool,
     /// Receiver delays ACKs: one ACK per two in-order segments or after
     /// `delack_timeout` (RFC 5681 section 4.2). Default false (ACK every segment).
@@ -135,6 +139,16 @@ pub struct TcpConfig {
     /// loss of the first segment sent after `recover` waits for the timer.
     /// No effect with `sack`.
     pub careful_recover: bool,
+    /// A loss found by duplicate ACKs within the window of data after an
+    /// ECN-Echo reduction (the ACK at most the highest byte sent at that
+    /// reduction, and no loss reaction since): `false` (default) reduces
+    /// again, as any fast retransmit; `true` retransmits and enters fast
+    /// recovery without a second reduction, up to that byte (RFC 3168
+    /// section 6.1.2: ssthresh is not lowered twice within a round trip;
+    /// ns-2's `Agent/TCP/Newreno`, whose ECN reaction sets the same
+    /// `recover_` as a fast retransmit, `dupack_action`). No effect with
+    /// `sack`.
+    pub ecn_loss_no_second_reduction: bool,
     /// A new ACK restarts the retransmission timer with the RTO in force
     /// before its RTT sample (and before the sample ends the backoff), as
     /// ns-2's `Agent/TCP` did before 2001/05/11 (`timerfix_ false`).
@@ -247,6 +261,7 @@ impl Default for TcpConfig {
             partial_window_deflation: true,
             partial_ack_timer: PartialAckTimer::First,
             careful_recover: false,
+            ecn_loss_no_second_reduction: false,
             timer_before_sample: false,
             rwnd_pkts: None,
             reliable: true,

@@ -143,6 +143,11 @@ pub struct WindowSender {
     partial_timer_every: bool,
     /// [`TcpConfig::careful_recover`].
     careful: bool,
+    /// [`TcpConfig::ecn_loss_no_second_reduction`].
+    ecn_loss_once: bool,
+    /// The last reduction was an ECN-Echo's (none since: no fast
+    /// retransmit, no timeout).
+    last_reduction_ecn: bool,
     /// [`TcpConfig::timer_before_sample`].
     timer_before_sample: bool,
     /// Fast-recovery window inflation, bytes (added to the controller's window).
@@ -200,7 +205,7 @@ impl WindowSender {
     /// with transport parameters `cfg` and controller `cc`.
     pub fn new(
         cfg: &TcpConfig,
-        cc: Box<dyn Controller>,
+        mut cc: Box<dyn Controller>,
         mss: u32,
         size: Option<u64>,
     ) -> Result<Self, ParamError> {
@@ -212,6 +217,9 @@ impl WindowSender {
             return Err(ParamError::new("size", "must be > 0 bytes"));
         }
         let mss = u64::from(mss);
+        if let Some(w) = cfg.rwnd_pkts {
+            cc.set_receiver_window(u64::from(w) * mss);
+        }
         let feedback = cc.ecn_feedback();
         let pacer = cc.paced().then(|| Pacer::new(cfg.pacing));
         if cfg.sack && cc.paced() {
@@ -244,6 +252,8 @@ impl WindowSender {
             partial_deflation: cfg.partial_window_deflation,
             partial_timer_every: cfg.partial_ack_timer == super::PartialAckTimer::Every,
             careful: cfg.careful_recover,
+            ecn_loss_once: cfg.ecn_loss_no_second_reduction,
+            last_reduction_ecn: false,
             timer_before_sample: cfg.timer_before_sample,
             inflation: 0,
             ecn_recover: 0,
@@ -394,6 +404,7 @@ impl WindowSender {
                 return;
             }
             self.ecn_hold = None;
+            self.cc.on_ecn_wait_end(ctx.now());
         }
         let wnd = self.cwnd().min(self.rwnd);
         if let Some(p) = &mut self.pacer {
@@ -559,7 +570,12 @@ impl Endpoint for WindowSender {
                 .on_congestion(ctx.now(), Congestion::Ecn { in_flight });
             ctx.counters().reductions += 1;
             self.reduced();
-            if self.ecn_rto_wait && at_one {
+            self.last_reduction_ecn = true;
+            // Below one segment after the reduction (ns-2's arithmetic
+            // halves a window under two segments to less than one): the
+            // same wait.
+            let below_one = self.cc.window() < self.mss;
+            if self.ecn_rto_wait && (at_one || below_one) {
                 // RFC 3168 section 6.1.2: "reset the retransmit timer" and
                 // send a new packet "only when the retransmit timer expires".
                 ctx.counters().ecn_waits += 1;

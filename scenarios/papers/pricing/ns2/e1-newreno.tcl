@@ -32,7 +32,9 @@
 # default generator (RED's drops), 0 = ns-2's fixed default.
 # Prints both core links' utilisation, their drops and each path's mean
 # per-flow throughput (Mb/s, packets acknowledged; the base flows' only
-# with "dynamics").
+# with "dynamics"), then, from the queue trace of r1 -> r2 piped through
+# r1-trace.awk (run from this folder), the packets marked there per 20 s
+# and in all.
 set qtype [lindex $argv 0]
 set win [lindex $argv 1]
 set ecn 0
@@ -85,10 +87,12 @@ foreach {src dst from to} $sessions {
   if {$to > 0} { $ns at $to "$ftp($k) stop" }
   incr k
 }
+set tf [open "| awk -f r1-trace.awk >@stdout" w]
+$ns trace-queue $r1 $r2 $tf
 set m1 [$ns monitor-queue $r1 $r2 [open /dev/null w] 0.1]
 set m2 [$ns monitor-queue $r2 $r3 [open /dev/null w] 0.1]
 proc finish {} {
-  global m1 m2 tcp dur
+  global m1 m2 tcp dur tf
   set u1 [expr [$m1 set bdepartures_] * 8.0 / (96e6 * $dur)]
   set u2 [expr [$m2 set bdepartures_] * 8.0 / (96e6 * $dur)]
   set a 0; set b 0; set c 0
@@ -96,6 +100,7 @@ proc finish {} {
   for {set i 12} {$i < 24} {incr i} { set b [expr $b + [$tcp($i) set ack_]] }
   for {set i 24} {$i < 36} {incr i} { set c [expr $c + [$tcp($i) set ack_]] }
   puts "u1 $u1 u2 $u2 drops [$m1 set pdrops_] [$m2 set pdrops_] pathI [expr $a*8000.0/12/$dur/1e6] pathII [expr $b*8000.0/12/$dur/1e6] pathIII [expr $c*8000.0/12/$dur/1e6]"
+  close $tf
   exit 0
 }
 $ns at $dur "finish"

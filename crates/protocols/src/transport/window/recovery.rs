@@ -24,12 +24,19 @@ impl WindowSender {
         self.cc
             .on_congestion(ctx.now(), Congestion::Loss { in_flight });
         ctx.counters().reductions += 1;
-        ctx.counters().fast_retransmits += 1;
         self.recover = self.snd_max;
+        self.reduced();
+        self.retransmit_in_recovery(inflation, ctx)
+    }
+
+    /// Fast recovery entered and `snd_una` retransmitted, after a reduction
+    /// or (an ECN-Echo's reduction just before) without one; its length.
+    fn retransmit_in_recovery(&mut self, inflation: i64, ctx: &mut EndpointCtx) -> u64 {
+        ctx.counters().fast_retransmits += 1;
+        self.last_reduction_ecn = false;
         self.in_recovery = true;
         self.partial_seen = false;
         self.inflation = inflation;
-        self.reduced();
         if self.rtt.ns2_tick().is_some() {
             // ns-2's agents reset the retransmission timer at a fast
             // retransmit (`reset_rtx_timer(1, 0)`), which also abandons the
@@ -109,6 +116,17 @@ impl WindowSender {
         if self.in_recovery {
             self.inflation += self.mss as i64;
         } else if self.dupacks == self.dupthresh
+            && self.ecn_loss_once
+            && self.last_reduction_ecn
+            && pkt.ack <= self.ecn_recover
+        {
+            // RFC 3168 section 6.1.2 / ns-2's `dupack_action` after an
+            // ECN-Echo: retransmit and recover up to the ECN reaction's
+            // point, without a second reduction.
+            self.recover = self.ecn_recover;
+            let inflation = i64::from(self.dupthresh) * self.mss as i64;
+            self.retransmit_in_recovery(inflation, ctx);
+        } else if self.dupacks == self.dupthresh
             && (pkt.ack > self.recover
                 || (pkt.ack == self.recover && (!self.careful || self.recover == 0)))
         {
@@ -147,6 +165,7 @@ impl WindowSender {
             return;
         }
         ctx.counters().timeouts += 1;
+        self.last_reduction_ecn = false;
         let in_flight = self.flight();
         self.cc
             .on_congestion(ctx.now(), Congestion::Timeout { in_flight });
