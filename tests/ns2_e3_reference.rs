@@ -2,8 +2,9 @@
 //! the R1 -> R2 utilisation, mean queue and mean queueing delay of
 //! `scenarios/papers/pricing/e3-newreno-ecn-red.toml` (ten connections each
 //! way per path) and its one-way sibling, run with netsim's ns-2 TCP
-//! options (`rules = "ns2"`, ns-2's timer with the file's 1-s minimum RTO,
-//! the careful recover check), against ns-2.35's outputs (Debian's `ns2`
+//! options (`rules = "ns2"` with its wait for the timer below one segment,
+//! `tcp.ecn_rto_wait`; ns-2's timer with the file's 1-s minimum RTO; the
+//! careful recover check), against ns-2.35's outputs (Debian's `ns2`
 //! 2.35+dfsg-5) for seeds 1-10 of
 //! `scenarios/papers/pricing/ns2/e3-newreno-ecn-red.tcl SEED WAYS file`,
 //! run on 2026-11-28 and recorded below (ns-2 is not installed in CI).
@@ -64,9 +65,10 @@ const NS2_ONE_WAY: Ns2 = Ns2 {
     ],
 };
 
-/// The file with ns-2's TCP: its window rules and timer (10-ms ticks, the
-/// file's 1-s minimum RTO, ns-2.35's 3-s initial RTO), one timed segment
-/// per RTT, the careful recover check.
+/// The file with ns-2's TCP: its window rules and the wait for the timer
+/// below one segment, its timer (10-ms ticks, the file's 1-s minimum RTO,
+/// ns-2.35's 3-s initial RTO), one timed segment per RTT, the careful
+/// recover check.
 fn with_ns2_tcp(file: &str) -> String {
     let cc = r#"cc = { kind = "new_reno", initial_window = 1, initial_ssthresh = 32 }"#;
     let tcp = "tcp = { ecn = true }";
@@ -77,7 +79,7 @@ fn with_ns2_tcp(file: &str) -> String {
     )
     .replace(
         tcp,
-        r#"tcp = { ecn = true, rto_estimator = "ns2", clock_granularity = "10ms", min_rto = "1s", initial_rto = "3s", max_rto = "60s", rtt_samples = "once_per_rtt", careful_recover = true }"#,
+        r#"tcp = { ecn = true, ecn_rto_wait = true, rto_estimator = "ns2", clock_granularity = "10ms", min_rto = "1s", initial_rto = "3s", max_rto = "60s", rtt_samples = "once_per_rtt", careful_recover = true }"#,
     )
 }
 
