@@ -44,6 +44,7 @@
 //! second ECN-Echo at one segment (`ecn_backoff_`), and the timer that
 //! every ACK of a stalled sender pushes back (`newtimer`).
 
+use analysis::stats::Summary;
 use topology::Resolved;
 
 const DYNAMICS: &str = include_str!("../scenarios/papers/pricing/e1-dynamics-newreno-red.toml");
@@ -112,10 +113,6 @@ fn with_ns2(file: &str, mark_p: f64) -> String {
     .replace(red, &format!(r#"mode = "mark", mark_p = {mark_p:?} }}"#))
 }
 
-fn mean(x: &[f64]) -> f64 {
-    x.iter().sum::<f64>() / x.len() as f64
-}
-
 fn compare(what: &str, mark_p: f64, ns2: &Ns2, check_drops: bool) {
     let src = with_ns2(DYNAMICS, mark_p);
     let r = Resolved::parse(&src, "e1-red").expect("scenario");
@@ -130,7 +127,7 @@ fn compare(what: &str, mark_p: f64, ns2: &Ns2, check_drops: bool) {
         drops.push(l1.counters.dropped_total().pkts as f64);
     }
     for (q, ns, ours) in [("link 1", &ns2.u1, &u1), ("link 2", &ns2.u2, &u2)] {
-        let (want, got) = (mean(ns), mean(ours));
+        let (want, got) = (Summary::new(ns).mean, Summary::new(ours).mean);
         eprintln!("{what}: {q} utilisation {got:.5} against ns-2's {want:.5}");
         assert!(
             (got - want).abs() <= 0.0025,
@@ -142,7 +139,7 @@ fn compare(what: &str, mark_p: f64, ns2: &Ns2, check_drops: bool) {
         counts.push(("drops at r1", &ns2.drops, &drops));
     }
     for (q, ns, ours) in counts {
-        let (want, got) = (mean(ns), mean(ours));
+        let (want, got) = (Summary::new(ns).mean, Summary::new(ours).mean);
         eprintln!("{what}: {q} {got:.0} against ns-2's {want:.0}");
         assert!(
             (got / want - 1.0).abs() <= 0.06,

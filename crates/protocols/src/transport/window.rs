@@ -145,9 +145,6 @@ pub struct WindowSender {
     careful: bool,
     /// [`TcpConfig::ecn_loss_no_second_reduction`].
     ecn_loss_once: bool,
-    /// The last reduction was an ECN-Echo's (none since: no fast
-    /// retransmit, no timeout).
-    last_reduction_ecn: bool,
     /// [`TcpConfig::timer_before_sample`].
     timer_before_sample: bool,
     /// Fast-recovery window inflation, bytes (added to the controller's window).
@@ -253,7 +250,6 @@ impl WindowSender {
             partial_timer_every: cfg.partial_ack_timer == super::PartialAckTimer::Every,
             careful: cfg.careful_recover,
             ecn_loss_once: cfg.ecn_loss_no_second_reduction,
-            last_reduction_ecn: false,
             timer_before_sample: cfg.timer_before_sample,
             inflation: 0,
             ecn_recover: 0,
@@ -570,12 +566,10 @@ impl Endpoint for WindowSender {
                 .on_congestion(ctx.now(), Congestion::Ecn { in_flight });
             ctx.counters().reductions += 1;
             self.reduced();
-            self.last_reduction_ecn = true;
-            // Below one segment after the reduction (ns-2's arithmetic
+            // Also below one segment after the reduction (ns-2's arithmetic
             // halves a window under two segments to less than one): the
             // same wait.
-            let below_one = self.cc.window() < self.mss;
-            if self.ecn_rto_wait && (at_one || below_one) {
+            if self.ecn_rto_wait && (at_one || self.cc.window() < self.mss) {
                 // RFC 3168 section 6.1.2: "reset the retransmit timer" and
                 // send a new packet "only when the retransmit timer expires".
                 ctx.counters().ecn_waits += 1;

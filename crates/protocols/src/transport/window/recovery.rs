@@ -33,7 +33,6 @@ impl WindowSender {
     /// or (an ECN-Echo's reduction just before) without one; its length.
     fn retransmit_in_recovery(&mut self, inflation: i64, ctx: &mut EndpointCtx) -> u64 {
         ctx.counters().fast_retransmits += 1;
-        self.last_reduction_ecn = false;
         self.in_recovery = true;
         self.partial_seen = false;
         self.inflation = inflation;
@@ -117,7 +116,11 @@ impl WindowSender {
             self.inflation += self.mss as i64;
         } else if self.dupacks == self.dupthresh
             && self.ecn_loss_once
-            && self.last_reduction_ecn
+            // The last reduction was an ECN-Echo's: every fast retransmit
+            // and timeout sets `recover` and `ecn_recover` to `snd_max`,
+            // and an ECN reaction needs new data acknowledged, so only an
+            // ECN reaction since leaves `ecn_recover` above `recover`.
+            && self.ecn_recover > self.recover
             && pkt.ack <= self.ecn_recover
         {
             // RFC 3168 section 6.1.2 / ns-2's `dupack_action` after an
@@ -165,7 +168,6 @@ impl WindowSender {
             return;
         }
         ctx.counters().timeouts += 1;
-        self.last_reduction_ecn = false;
         let in_flight = self.flight();
         self.cc
             .on_congestion(ctx.now(), Congestion::Timeout { in_flight });
