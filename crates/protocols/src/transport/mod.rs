@@ -139,15 +139,16 @@ pub struct TcpConfig {
     /// loss of the first segment sent after `recover` waits for the timer.
     /// No effect with `sack`.
     pub careful_recover: bool,
-    /// A loss found by duplicate ACKs within the window of data after an
-    /// ECN-Echo reduction (the ACK at most the highest byte sent at that
-    /// reduction, and no loss reaction since): `false` (default) reduces
-    /// again, as any fast retransmit; `true` retransmits and enters fast
-    /// recovery without a second reduction, up to that byte (RFC 3168
-    /// section 6.1.2: ssthresh is not lowered twice within a round trip;
-    /// ns-2's `Agent/TCP/Newreno`, whose ECN reaction sets the same
-    /// `recover_` as a fast retransmit, `dupack_action`). No effect with
-    /// `sack`.
+    /// A loss found by duplicate ACKs (or, with `sack`, by the SACK
+    /// scoreboard) within the window of data after an ECN-Echo reduction
+    /// (the cumulative ACK at most the highest byte sent at that
+    /// reduction, and no loss reaction since): `true` (default) retransmits
+    /// and enters fast recovery up to that byte without a second reduction
+    /// (RFC 3168 section 6.1.2: the window is "reduced only once in
+    /// response to a series of dropped and/or CE packets from a single
+    /// window of data"; ns-2's `Agent/TCP/Newreno` and `Sack1`,
+    /// `dupack_action`; Linux enters recovery from CWR without lowering
+    /// ssthresh again); `false` reduces again, as any fast retransmit.
     pub ecn_loss_no_second_reduction: bool,
     /// A new ACK restarts the retransmission timer with the RTO in force
     /// before its RTT sample (and before the sample ends the backoff), as
@@ -261,7 +262,7 @@ impl Default for TcpConfig {
             partial_window_deflation: true,
             partial_ack_timer: PartialAckTimer::First,
             careful_recover: false,
-            ecn_loss_no_second_reduction: false,
+            ecn_loss_no_second_reduction: true,
             timer_before_sample: false,
             rwnd_pkts: None,
             reliable: true,

@@ -13,13 +13,31 @@ impl WindowSender {
     /// Fast retransmit's common part (RFC 6582 step 2, RFC 6675 step 4):
     /// the controller's reduction on `in_flight` less what limited transmit
     /// sent, `recover = snd_max`, recovery entered with the window inflated
-    /// by `inflation`, and `snd_una` retransmitted; its length.
+    /// by `inflation`, and `snd_una` retransmitted; its length. A loss
+    /// within the window of data after an ECN-Echo reduction is recovered
+    /// without a second reduction (`ecn_loss_once`).
     pub(super) fn enter_recovery(
         &mut self,
         in_flight: u64,
         inflation: i64,
         ctx: &mut EndpointCtx,
     ) -> u64 {
+        if self.ecn_loss_once
+            // The last reduction was an ECN-Echo's: every fast retransmit
+            // and timeout sets `recover` and `ecn_recover` to `snd_max`,
+            // and an ECN reaction needs new data acknowledged, so only an
+            // ECN reaction since leaves `ecn_recover` above `recover`.
+            && self.ecn_recover > self.recover
+            && self.snd_una <= self.ecn_recover
+        {
+            // RFC 3168 section 6.1.2 ("reduced only once in response to a
+            // series of dropped and/or CE packets from a single window of
+            // data"), as ns-2's `dupack_action` (Newreno, Sack1) and
+            // Linux's recovery entered from CWR: retransmit and recover up
+            // to the ECN reaction's point without reducing again.
+            self.recover = self.ecn_recover;
+            return self.retransmit_in_recovery(inflation, ctx);
+        }
         let in_flight = in_flight.saturating_sub(self.limited_bytes);
         self.cc
             .on_congestion(ctx.now(), Congestion::Loss { in_flight });
@@ -114,21 +132,6 @@ impl WindowSender {
         self.cc.on_ack(&info);
         if self.in_recovery {
             self.inflation += self.mss as i64;
-        } else if self.dupacks == self.dupthresh
-            && self.ecn_loss_once
-            // The last reduction was an ECN-Echo's: every fast retransmit
-            // and timeout sets `recover` and `ecn_recover` to `snd_max`,
-            // and an ECN reaction needs new data acknowledged, so only an
-            // ECN reaction since leaves `ecn_recover` above `recover`.
-            && self.ecn_recover > self.recover
-            && pkt.ack <= self.ecn_recover
-        {
-            // RFC 3168 section 6.1.2 / ns-2's `dupack_action` after an
-            // ECN-Echo: retransmit and recover up to the ECN reaction's
-            // point, without a second reduction.
-            self.recover = self.ecn_recover;
-            let inflation = i64::from(self.dupthresh) * self.mss as i64;
-            self.retransmit_in_recovery(inflation, ctx);
         } else if self.dupacks == self.dupthresh
             && (pkt.ack > self.recover
                 || (pkt.ack == self.recover && (!self.careful || self.recover == 0)))
