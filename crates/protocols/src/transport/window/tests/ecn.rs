@@ -132,97 +132,80 @@ fn ece_that_leaves_ns2_rules_below_one_segment_waits_one_rto() {
     }
 }
 
+/// A sender of 10 segments (`sack` or not) whose first ACK carries an
+/// ECN-Echo, then three duplicate ACKs (with SACK blocks for segments 2-4
+/// when `sack`) revealing segment 1's loss: the retransmission and whether
+/// it reduced again. Returns the rig for more.
+fn loss_after_ecn_reduction(sack: bool, once: bool) -> Rig {
+    let cfg = TcpConfig {
+        ecn: true,
+        sack,
+        ecn_loss_no_second_reduction: once,
+        ..TcpConfig::default()
+    };
+    let mut r = Rig::new(cfg, 10, None, None);
+    r.start();
+    r.h.now = ms(100);
+    r.ack_with(MSS, SimTime::ZERO, Flags::ECE);
+    assert_eq!(r.h.counters.reductions, 1);
+    let ss = r.s.ssthresh();
+    let mut out = Vec::new();
+    for k in 1..=3u64 {
+        let mut p = Packet::new(
+            Default::default(),
+            RouteId(1),
+            PacketKind::Ack,
+            40,
+            SimTime::ZERO,
+        );
+        p.ack = MSS;
+        if sack {
+            let mut b = SackBlocks::default();
+            assert!(b.push(MSS, 2 * MSS, (2 + k) * MSS));
+            p.cc = CcHeader::Sack(b);
+        }
+        out = r.call(|s, c| s.on_packet(p, c));
+    }
+    let what = format!("sack {sack}, once {once}");
+    assert_eq!(r.h.counters.fast_retransmits, 1, "{what}");
+    assert_eq!(seqs(&out)[0], 1000, "{what}");
+    assert!(r.s.in_recovery(), "{what}");
+    if once {
+        assert_eq!(r.h.counters.reductions, 1, "{what}");
+        assert_eq!(r.s.ssthresh(), ss, "{what}");
+    } else {
+        assert_eq!(r.h.counters.reductions, 2, "{what}");
+        assert!(r.s.ssthresh() < ss, "{what}");
+    }
+    r
+}
+
 #[test]
 fn loss_within_the_window_after_an_ecn_reduction_reduces_once_by_default() {
-    // RFC 3168 section 6.1.2 / ns-2's NewReno / Linux: three duplicate ACKs
-    // for data sent before an ECN-Echo reduction retransmit without a
-    // second reduction; `ecn_loss_no_second_reduction = false` reduces
-    // again.
+    // RFC 3168 section 6.1.2 / ns-2's NewReno and Sack1 / Linux: a loss of
+    // data sent before an ECN-Echo reduction is retransmitted without a
+    // second reduction, on NewReno's path and RFC 6675's;
+    // `ecn_loss_no_second_reduction = false` reduces again.
     assert!(TcpConfig::default().ecn_loss_no_second_reduction);
+    for sack in [false, true] {
+        for once in [true, false] {
+            loss_after_ecn_reduction(sack, once);
+        }
+    }
     for once in [true, false] {
-        let cfg = TcpConfig {
-            ecn: true,
-            ecn_loss_no_second_reduction: once,
-            ..TcpConfig::default()
-        };
-        let mut r = Rig::new(cfg, 10, None, None);
-        r.start();
-        r.h.now = ms(100);
-        r.ack_with(MSS, SimTime::ZERO, Flags::ECE);
-        assert_eq!(r.h.counters.reductions, 1);
-        let ss = r.s.ssthresh();
-        let mut out = Vec::new();
-        for _ in 0..3 {
-            out = r.ack(MSS);
-        }
-        assert_eq!(r.h.counters.fast_retransmits, 1, "once {once}");
-        assert_eq!(seqs(&out)[0], 1000, "once {once}");
-        assert!(r.s.in_recovery());
-        if once {
-            assert_eq!(r.h.counters.reductions, 1);
-            assert_eq!(r.s.ssthresh(), ss);
-        } else {
-            assert_eq!(r.h.counters.reductions, 2);
-            assert!(r.s.ssthresh() < ss);
-        }
         // A loss of data sent after the reduction is a new signal: the
         // full ACK ends recovery, and three duplicates of data sent since
         // reduce in both readings.
+        let mut r = loss_after_ecn_reduction(false, once);
         r.ack(10 * MSS);
         assert!(!r.s.in_recovery());
         let before = r.h.counters.reductions;
-        let top = r.s.snd_max();
-        assert!(top > 10 * MSS);
+        assert!(r.s.snd_max() > 10 * MSS);
         for _ in 0..3 {
             r.ack(10 * MSS);
         }
         assert_eq!(r.h.counters.fast_retransmits, 2, "once {once}");
         assert_eq!(r.h.counters.reductions, before + 1, "once {once}");
-    }
-}
-
-#[test]
-fn sack_loss_within_the_window_after_an_ecn_reduction_reduces_once_by_default() {
-    // The same rule on RFC 6675's path: SACK blocks reveal the loss of
-    // segment 1 (of 10) after an ECN-Echo reduction on segment 0's ACK.
-    for once in [true, false] {
-        let cfg = TcpConfig {
-            ecn: true,
-            sack: true,
-            ecn_loss_no_second_reduction: once,
-            ..TcpConfig::default()
-        };
-        let mut r = Rig::new(cfg, 10, None, None);
-        r.start();
-        r.h.now = ms(100);
-        r.ack_with(MSS, SimTime::ZERO, Flags::ECE);
-        assert_eq!(r.h.counters.reductions, 1);
-        let ss = r.s.ssthresh();
-        let mut out = Vec::new();
-        for k in 1..=3u64 {
-            let mut b = SackBlocks::default();
-            assert!(b.push(MSS, 2 * MSS, (2 + k) * MSS));
-            let mut p = Packet::new(
-                Default::default(),
-                RouteId(1),
-                PacketKind::Ack,
-                40,
-                SimTime::ZERO,
-            );
-            p.ack = MSS;
-            p.cc = CcHeader::Sack(b);
-            out = r.call(|s, c| s.on_packet(p, c));
-        }
-        assert_eq!(r.h.counters.fast_retransmits, 1, "once {once}");
-        assert_eq!(seqs(&out)[0], 1000, "once {once}");
-        assert!(r.s.in_recovery());
-        if once {
-            assert_eq!(r.h.counters.reductions, 1);
-            assert_eq!(r.s.ssthresh(), ss);
-        } else {
-            assert_eq!(r.h.counters.reductions, 2);
-            assert!(r.s.ssthresh() < ss);
-        }
     }
 }
 
