@@ -2,12 +2,12 @@
 # in ns-2.35 with the PCC flows replaced by always-on constant-bit-rate
 # flows dithered as PCC's sender is (Application/Traffic/CBR random_ 1:
 # each gap uniform in [0.5, 1.5] x size / rate): how clustered are a CBR
-# flow's drop-tail losses among 50 TCP flows? (README.md, "Open misses",
+# flow's drop-tail losses among 50 TCP flows? (README.md, "Deviations",
 # E8.) Written for this project against ns-2's documented Tcl API; ns-2 is
 # not part of netsim.
 #
 #   apt-get install ns2
-#   ns cbr-loss-clustering.tcl SEED DURATION_S TRACE_FILE [ERA [DELAY_MS BUFFER SPREAD_MS [QUEUE]]]
+#   ns cbr-loss-clustering.tcl SEED DURATION_S TRACE_FILE [ERA [DELAY_MS BUFFER SPREAD_MS [QUEUE [TCP]]]]
 #   python3 loss-events.py TRACE_FILE MEAN_QUEUE_PKTS [DELAY_MS SPREAD_MS]
 #
 # Set-up: r1 -> r2 25.6 Mb/s, 45.5 ms, drop-tail, 320 packets; pair i's
@@ -24,7 +24,9 @@
 # bottleneck delay d, BUFFER its buffer, SPREAD_MS 0, so every round trip
 # is 2 (1 + d + 1) ms). QUEUE is the bottleneck's queue, DropTail (the
 # default) or RED: ns-2's RED of April 2001, dropping (E14,
-# ../e14-red.toml; `red_defaults_2001` in ../../ns2-common.tcl).
+# ../e14-red.toml; `red_defaults_2001` in ../../ns2-common.tcl). TCP is
+# the TCP agent, Newreno (the default) or Sack1 (with Agent/TCPSink/Sack1:
+# the SACK reading of E20, ../e20-t-off.toml).
 set seed [lindex $argv 0]
 set dur [lindex $argv 1]
 set trace [lindex $argv 2]
@@ -40,6 +42,10 @@ if {$argc >= 7} {
 }
 if {$argc >= 8} {
     set queue [lindex $argv 7]
+}
+set tcpvar Newreno
+if {$argc >= 9} {
+    set tcpvar [lindex $argv 8]
 }
 source [file join [file dirname [info script]] .. .. ns2-common.tcl]
 set ns [new Simulator]
@@ -85,10 +91,14 @@ for {set i 0} {$i < 100} {incr i} {
     $cbr($i) attach-agent $udp($i)
     $ns at $t0 "$cbr($i) start"
   } else {
-    set tcp($i) [new Agent/TCP/Newreno]
+    set tcp($i) [new Agent/TCP/$tcpvar]
     $tcp($i) set fid_ $i
     $ns attach-agent $s($i) $tcp($i)
-    set snk($i) [new Agent/TCPSink]
+    if {$tcpvar == "Sack1"} {
+      set snk($i) [new Agent/TCPSink/Sack1]
+    } else {
+      set snk($i) [new Agent/TCPSink]
+    }
     $ns attach-agent $d($i) $snk($i)
     $ns connect $tcp($i) $snk($i)
     set ftp($i) [new Application/FTP]

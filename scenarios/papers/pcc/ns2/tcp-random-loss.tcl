@@ -1,6 +1,6 @@
 # The TCP side of Damm (2001)'s E7 (../e07-random-loss.toml) in ns-2.35:
 # 25 NewReno flows alone under Bernoulli loss, to compare netsim's TCP with
-# the simulator the thesis ran (README.md, "Open misses", E7). Written for
+# the simulator the thesis ran (README.md, "Former misses", E7). Written for
 # this project against ns-2's documented Tcl API; ns-2 is not part of netsim.
 #
 #   apt-get install ns2        # Debian's ns2 2.35+dfsg-5: /usr/bin/ns
