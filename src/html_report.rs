@@ -698,10 +698,9 @@ fn campaign_page(dir: &Path) -> Result<String, String> {
     })?;
     let summary = read_table(&summary_path).map_err(|e| e.to_string())?;
     if !has_svg(dir) {
-        let refs = crate::sweep::load_campaign(&dir.join("scenario.toml"), None, None)
-            .map(|c| crate::curve::law_references(&c))
-            .unwrap_or_default();
-        analysis::plot_sweep::plot_campaign_with(dir, &refs).map_err(|e| e.to_string())?;
+        let (refs, derived) = crate::curve::overlays(dir);
+        analysis::plot_sweep::plot_campaign_with(dir, &refs, &derived)
+            .map_err(|e| e.to_string())?;
     }
     let scenario = std::fs::read_to_string(dir.join("scenario.toml")).unwrap_or_default();
     let manifest = std::fs::read_to_string(dir.join("manifest.toml")).unwrap_or_default();

@@ -646,12 +646,8 @@ fn cmd_plot_xy(
 
 fn cmd_plot(dir: &Path, replication: Option<u32>) -> Result<ExitCode, String> {
     let files = if analysis::campaign::is_campaign(dir) {
-        // The laws its `[[sweep.expect]]` entries check, drawn beside the
-        // curves (a store whose scenario no longer parses is drawn without).
-        let refs = sweep::load_campaign(&dir.join("scenario.toml"), None, None)
-            .map(|c| curve::law_references(&c))
-            .unwrap_or_default();
-        analysis::plot_sweep::plot_campaign_with(dir, &refs)
+        let (refs, derived) = curve::overlays(dir);
+        analysis::plot_sweep::plot_campaign_with(dir, &refs, &derived)
     } else {
         // The warm-up from the run's resolved scenario (unmarked without one).
         let warmup_s = load(&dir.join("scenario.resolved.toml"))

@@ -598,6 +598,18 @@ fn share_with_curves_are_the_per_replication_share() {
     row(5, "change -0.1 ± NaN", "MISS");
     row(6, "relative change 0.8", "PASS");
     row(7, "relative change 0.4", "MISS");
+    // `netsim plot` draws the share and the ratio the entries check on
+    // charts of their own (one line per point set), the ratio's law on the
+    // ratio's chart and not on the throughput's.
+    let o = netsim(&["plot", out.to_str().unwrap()], dir.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let svg = |stem: &str| std::fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
+    let share = svg("sweep_group_throughput_bps_share_with_b");
+    assert!(share.contains("share of throughput bps with b"));
+    assert!(share.contains("a (rate &gt;= 3000000)") || share.contains("a (rate >= 3000000)"));
+    let ratio = svg("sweep_group_throughput_bps_ratio_to_b");
+    assert!(ratio.contains("the ratio"), "the law's legend");
+    assert!(!svg("sweep_group_throughput_bps").contains("the ratio"));
     // `netsim check` refuses SHARES with `from` replaced by `to` (once),
     // naming `key` and saying `why`.
     let refused = |from: &str, to: &str, key: &str, why: &str| {

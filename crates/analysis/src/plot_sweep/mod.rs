@@ -21,6 +21,12 @@
 //! - Reference curves ([`Reference`], e.g. a published law the sweep checks)
 //!   are drawn as black lines on the chart of their scope and metric when x
 //!   is their parameter.
+//! - Derived curves ([`Derived`]: a share or ratio of two subjects' metric
+//!   that a `[[sweep.expect]]` checks, which the summary table does not
+//!   hold) get charts of their own, `sweep_<scope>_<name>.{png,svg}`, one per
+//!   (scope, name, parameter), a line per subject and point set, with the
+//!   references of that name; x is their parameter, in its units. A name
+//!   drawn against two parameters gets `_vs_<parameter>` on each chart.
 //!
 //! Points with a non-finite mean are skipped; a chart with no point left is not
 //! drawn. Drawing, fonts and atomic file writes are [`crate::plot`]'s.
@@ -55,6 +61,29 @@ pub struct Reference {
     pub label: String,
     /// `(x, y)` in base units, in x order.
     pub points: Vec<(f64, f64)>,
+}
+
+/// A curve a `[[sweep.expect]]` checks that is not a column of the summary
+/// table (e.g. a group's share of throughput with another group), measured
+/// per point: drawn on a chart of its own ([`plot_campaign_with`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Derived {
+    /// Scope of the subjects (`group`, `link`, `run`).
+    pub scope: String,
+    /// The quantity's name, for the file name and to match [`Reference`]s
+    /// (their `metric`), e.g. `throughput_bps_share_with_tcp`.
+    pub name: String,
+    /// The y axis's description, e.g. `share of throughput with tcp`.
+    pub ydesc: String,
+    /// A fraction in [0, 1] (a share), not an unbounded ratio.
+    pub fraction: bool,
+    /// The swept parameter on x.
+    pub against: String,
+    /// Legend text (the subject, and the point set when not all points).
+    pub label: String,
+    /// `(x in base units, mean, 95 % half-width)`, in x order; the
+    /// half-width is NaN with one replication.
+    pub points: Vec<(f64, f64, f64)>,
 }
 
 /// Most series drawn on one chart; more would make the legend unreadable.
@@ -204,6 +233,8 @@ struct SweepChart {
     lines: Vec<Line>,
     /// Reference curves `(label, points)` in axis units.
     refs: Vec<(String, Vec<(f64, f64)>)>,
+    /// The values the quantity can take, in axis units (see [`domain`]).
+    domain: (f64, f64),
 }
 
 /// A chart under construction: lines in first-seen order.
@@ -368,8 +399,102 @@ fn charts(m: &Manifest, rows: &Rows, references: &[Reference]) -> Vec<SweepChart
             log: x.log,
             ylog,
             ticks: x.ticks.clone(),
+            domain: domain(&metric),
             scope,
             metric,
+            lines,
+            refs,
+        });
+    }
+    out
+}
+
+/// The charts of the derived curves (see [`Derived`]): one per (scope,
+/// name, parameter), lines in the order given, at most [`MAX_SERIES`]; a
+/// curve whose parameter is not in the manifest, or with no finite point,
+/// is left out.
+fn derived_charts(m: &Manifest, derived: &[Derived], references: &[Reference]) -> Vec<SweepChart> {
+    let mut groups: BTreeMap<(&str, &str, &str), Vec<&Derived>> = BTreeMap::new();
+    for d in derived
+        .iter()
+        .filter(|d| m.params.iter().any(|p| p.name == d.against))
+    {
+        groups
+            .entry((&d.scope, &d.name, &d.against))
+            .or_default()
+            .push(d);
+    }
+    // A quantity drawn against two parameters names its charts by both.
+    let mut against_count: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (scope, name, _) in groups.keys() {
+        *against_count.entry((scope, name)).or_default() += 1;
+    }
+    let mut out = Vec::new();
+    for ((scope, name, against), ds) in groups {
+        let Some(p) = m.params.iter().find(|p| p.name == against) else {
+            continue;
+        };
+        let stem = if against_count[&(scope, name)] > 1 {
+            format!("{name}_vs_{against}")
+        } else {
+            name.to_string()
+        };
+        let (xdesc, scale) = param_axis(p);
+        let mut lines: Vec<Line> = ds
+            .iter()
+            .map(|d| Line {
+                name: d.label.clone(),
+                points: d
+                    .points
+                    .iter()
+                    .map(|&(x, y, h)| (x * scale, y, h))
+                    .filter(|q| q.0.is_finite() && q.1.is_finite())
+                    .collect(),
+            })
+            .filter(|l| !l.points.is_empty())
+            .collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let omitted = lines.len().saturating_sub(MAX_SERIES);
+        lines.truncate(MAX_SERIES);
+        let log = p.log && lines.iter().all(|l| l.points.iter().all(|q| q.0 > 0.0));
+        let refs: Vec<(String, Vec<(f64, f64)>)> = references
+            .iter()
+            .filter(|r| r.scope == scope && r.metric == name && r.against == against)
+            .map(|r| {
+                let pts = r
+                    .points
+                    .iter()
+                    .map(|&(a, b)| (a * scale, b))
+                    .filter(|q| q.0.is_finite() && q.1.is_finite())
+                    .collect();
+                (r.label.clone(), pts)
+            })
+            .collect();
+        let ydesc = ds[0].ydesc.clone();
+        let mut words = ydesc.clone();
+        if let Some(c) = words.get(..1) {
+            words = c.to_uppercase() + &words[1..];
+        }
+        let mut title = format!("{words} vs {against} (mean, 95% CI)");
+        if omitted > 0 {
+            title.push_str(&format!("; {omitted} more series not drawn"));
+        }
+        out.push(SweepChart {
+            title,
+            xdesc,
+            ydesc,
+            log,
+            ylog: false,
+            ticks: BTreeMap::new(),
+            domain: if ds[0].fraction {
+                (0.0, 1.0)
+            } else {
+                (0.0, f64::INFINITY)
+            },
+            scope: scope.to_string(),
+            metric: stem,
             lines,
             refs,
         });
@@ -459,7 +584,7 @@ impl SweepChart {
     /// when the half-width is unknown).
     fn interval(&self, y: f64, h: f64) -> (f64, f64) {
         let h = if h.is_finite() { h.abs() } else { 0.0 };
-        let (d0, d1) = domain(&self.metric);
+        let (d0, d1) = self.domain;
         ((y - h).max(d0).min(y), (y + h).min(d1).max(y))
     }
 
@@ -671,13 +796,15 @@ impl Chart for SweepChart {
 /// format) order. A missing summary is an [`AnalysisError::Input`]: run
 /// `netsim collect DIR` first.
 pub fn plot_campaign(dir: &Path) -> Result<Vec<PathBuf>, AnalysisError> {
-    plot_campaign_with(dir, &[])
+    plot_campaign_with(dir, &[], &[])
 }
 
-/// [`plot_campaign`] with reference curves drawn on the charts they belong to.
+/// [`plot_campaign`] with reference curves drawn on the charts they belong
+/// to, and the derived curves' charts after the summary's.
 pub fn plot_campaign_with(
     dir: &Path,
     references: &[Reference],
+    derived: &[Derived],
 ) -> Result<Vec<PathBuf>, AnalysisError> {
     let m = Manifest::read(dir)?;
     let summary = find_table(dir, "summary").ok_or_else(|| AnalysisError::Input {
@@ -690,7 +817,10 @@ pub fn plot_campaign_with(
     let rows = Rows::read(&read_table(&summary)?, &m)?;
     let mut out = Vec::new();
     let mut used = BTreeMap::new();
-    for c in charts(&m, &rows, references) {
+    for c in charts(&m, &rows, references)
+        .into_iter()
+        .chain(derived_charts(&m, derived, references))
+    {
         // Distinct metrics can share a sanitized name; keep both charts.
         let stem = c.file_stem();
         let n: &mut usize = used.entry(stem.clone()).or_default();

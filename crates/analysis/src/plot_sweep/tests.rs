@@ -240,7 +240,7 @@ fn a_response_function_is_drawn_on_log_log_axes_beside_its_law() {
         .iter()
         .filter(|c| c.metric != "goodput_bps")
         .all(|c| c.refs.is_empty()));
-    let files = plot_campaign_with(dir.path(), &[law]).unwrap();
+    let files = plot_campaign_with(dir.path(), &[law], &[]).unwrap();
     assert_eq!(files.len(), 6);
     let svg = svg(dir.path(), "sweep_group_goodput_bps");
     assert!(has_text(&svg, "Mathis et al. (1997)"), "the law's legend");
@@ -476,9 +476,110 @@ fn one_line(metric: &str, points: Vec<(f64, f64, f64)>) -> SweepChart {
         ylog: false,
         ticks: BTreeMap::new(),
         refs: Vec::new(),
+        domain: domain(metric),
         lines: vec![Line {
             name: "a".into(),
             points,
         }],
     }
+}
+
+#[test]
+fn derived_curves_get_charts_of_their_own_in_the_parameters_units() {
+    // A share of goodput over a rate parameter (base unit bit/s, drawn in
+    // Mb/s), two subjects, a law of that share; a curve over a parameter
+    // the campaign does not have is left out.
+    let pts: Vec<(Vec<&str>, Vec<f64>)> = [("1Mbps", 1e6), ("2Mbps", 2e6), ("4Mbps", 4e6)]
+        .iter()
+        .map(|&(l, v)| (vec![l], vec![v]))
+        .collect();
+    let m = manifest(vec![param("rate", "rate", "bps", false)], &pts);
+    let df = summary(&m, |p, _| 1e6 * (p + 1) as f64);
+    let dir = store(&m, &df, Format::Parquet);
+    let derived = |label: &str, against: &str, ys: [f64; 3]| Derived {
+        scope: "group".into(),
+        name: "goodput_bps_share_with_low".into(),
+        ydesc: "share of goodput with low".into(),
+        fraction: true,
+        against: against.into(),
+        label: label.into(),
+        points: vec![
+            (1e6, ys[0], 0.3),
+            (2e6, ys[1], f64::NAN),
+            (4e6, ys[2], 0.01),
+        ],
+    };
+    let ds = [
+        derived("high", "rate", [0.2, 0.4, 0.5]),
+        derived("mid", "rate", [0.1, 0.2, 0.3]),
+        derived("elsewhere", "delay", [0.1, 0.2, 0.3]),
+    ];
+    let law = Reference {
+        scope: "group".into(),
+        metric: "goodput_bps_share_with_low".into(),
+        against: "rate".into(),
+        label: "share = x / 2".into(),
+        points: vec![(1e6, 0.25), (2e6, 0.5)],
+    };
+    let cs = derived_charts(&m, &ds, std::slice::from_ref(&law));
+    assert_eq!(cs.len(), 1, "the delay curve has no parameter here");
+    let c = &cs[0];
+    assert_eq!(c.file_stem(), "sweep_group_goodput_bps_share_with_low");
+    assert_eq!(c.lines.len(), 2);
+    assert_eq!(c.lines[0].name, "high");
+    // x in Mb/s, as the parameter's axis; y as measured.
+    assert_eq!(c.lines[0].points[2].0, 4.0);
+    assert_eq!(c.lines[0].points[2].1, 0.5);
+    assert_eq!(c.refs.len(), 1);
+    assert_eq!(c.refs[0].1, vec![(1.0, 0.25), (2.0, 0.5)]);
+    // A share's interval is clipped to [0, 1].
+    assert_eq!(c.interval(0.2, 0.3), (0.0, 0.5));
+    assert!(c.xdesc.contains("Mb/s"), "{}", c.xdesc);
+    // The law of a share is not drawn on the summary's goodput chart.
+    let rows = Rows::read(&df, &m).unwrap();
+    assert!(charts(&m, &rows, std::slice::from_ref(&law))
+        .iter()
+        .all(|c| c.refs.is_empty()));
+    let files = plot_campaign_with(dir.path(), &[law], &ds).unwrap();
+    assert!(files
+        .iter()
+        .any(|f| f.ends_with("sweep_group_goodput_bps_share_with_low.svg")));
+    let svg = svg(dir.path(), "sweep_group_goodput_bps_share_with_low");
+    assert!(has_text(&svg, "share = x / 2"), "the law's legend");
+    assert!(has_text(&svg, "mid"), "the second line's legend");
+}
+
+#[test]
+fn a_derived_curve_against_two_parameters_names_each_chart_by_its_parameter() {
+    let pts: Vec<(Vec<&str>, Vec<f64>)> = [("1", "5"), ("2", "5"), ("1", "10")]
+        .iter()
+        .map(|&(a, b)| (vec![a, b], vec![a.parse().unwrap(), b.parse().unwrap()]))
+        .collect();
+    let m = manifest(
+        vec![
+            param("n_a", "number", "", false),
+            param("n_b", "number", "", false),
+        ],
+        &pts,
+    );
+    let d = |against: &str| Derived {
+        scope: "group".into(),
+        name: "x_share_with_b".into(),
+        ydesc: "share of x with b".into(),
+        fraction: true,
+        against: against.into(),
+        label: "a".into(),
+        points: vec![(1.0, 0.4, 0.01), (2.0, 0.5, 0.01)],
+    };
+    let cs = derived_charts(&m, &[d("n_a"), d("n_b")], &[]);
+    let stems: Vec<String> = cs.iter().map(|c| c.file_stem()).collect();
+    assert_eq!(
+        stems,
+        [
+            "sweep_group_x_share_with_b_vs_n_a",
+            "sweep_group_x_share_with_b_vs_n_b"
+        ]
+    );
+    let one = derived_charts(&m, &[d("n_a")], &[]);
+    assert_eq!(one[0].file_stem(), "sweep_group_x_share_with_b");
 }

@@ -199,6 +199,7 @@ pub fn plot_xy(
         log: false,
         ylog: false,
         ticks: BTreeMap::new(),
+        domain: crate::plot::domain(&y.metric),
         lines,
         refs: Vec::new(),
     };

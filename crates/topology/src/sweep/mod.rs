@@ -157,7 +157,9 @@ pub struct ParamConfig {
     /// Number of points, both ends included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<u32>,
-    /// Linear or log spacing. Default linear.
+    /// Linear or log spacing of a range, and the plots' x axis (a list's
+    /// too: `values` with `scale = "log"` are drawn on a log axis). Default
+    /// linear.
     #[serde(default)]
     pub scale: Scale,
     /// Under `combine = "product"`: the name of an earlier parameter whose
@@ -177,7 +179,8 @@ pub struct Param {
     pub family: Family,
     /// Its values in order.
     pub values: Vec<SweepValue>,
-    /// `Log` for a log range (plots use a log axis), else `Linear`.
+    /// `Log` for a log range or a list written with `scale = "log"` (plots
+    /// use a log axis), else `Linear`.
     pub scale: Scale,
     /// The index of the earlier parameter this one is tied to (`with`).
     pub with: Option<usize>,
@@ -449,11 +452,7 @@ fn expand_params(cfg: &SweepConfig, doc: &Table) -> Result<Vec<Param>, ScenarioE
             Some(f) if values.iter().all(|v| v.family == f) => f,
             _ => Family::Label,
         };
-        let scale = if p.values.is_some() {
-            Scale::Linear
-        } else {
-            p.scale
-        };
+        let scale = p.scale;
         let with = match &p.with {
             None => None,
             Some(_) if cfg.combine == CombineMode::Zip => {
