@@ -362,14 +362,7 @@ fn charts(m: &Manifest, rows: &Rows, references: &[Reference]) -> Vec<SweepChart
         };
         let (ydesc, yscale) = axis(&metric);
         // "Goodput (Mb/s) per group vs buffer": the quantity in words with its unit.
-        let mut words = ydesc.clone();
-        if let Some(c) = words.get(..1) {
-            words = c.to_uppercase() + &words[1..];
-        }
-        let mut title = format!("{words} per {scope} vs {xname} (mean, 95% CI)");
-        if omitted > 0 {
-            title.push_str(&format!("; {omitted} more series not drawn"));
-        }
+        let title = chart_title(&format!("{ydesc} per {scope} vs {xname}"), omitted);
         let refs: Vec<(String, Vec<(f64, f64)>)> = match x.param {
             Some(k) => references
                 .iter()
@@ -407,6 +400,20 @@ fn charts(m: &Manifest, rows: &Rows, references: &[Reference]) -> Vec<SweepChart
         });
     }
     out
+}
+
+/// A chart's title: `what` capitalised, the interval drawn, and how many
+/// series were left out.
+fn chart_title(what: &str, omitted: usize) -> String {
+    let mut title = match what.get(..1) {
+        Some(c) => c.to_uppercase() + &what[1..],
+        None => String::new(),
+    };
+    title.push_str(" (mean, 95% CI)");
+    if omitted > 0 {
+        title.push_str(&format!("; {omitted} more series not drawn"));
+    }
+    title
 }
 
 /// The charts of the derived curves (see [`Derived`]): one per (scope,
@@ -473,14 +480,7 @@ fn derived_charts(m: &Manifest, derived: &[Derived], references: &[Reference]) -
             })
             .collect();
         let ydesc = ds[0].ydesc.clone();
-        let mut words = ydesc.clone();
-        if let Some(c) = words.get(..1) {
-            words = c.to_uppercase() + &words[1..];
-        }
-        let mut title = format!("{words} vs {against} (mean, 95% CI)");
-        if omitted > 0 {
-            title.push_str(&format!("; {omitted} more series not drawn"));
-        }
+        let title = chart_title(&format!("{ydesc} vs {against}"), omitted);
         out.push(SweepChart {
             title,
             xdesc,
