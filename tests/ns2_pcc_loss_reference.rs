@@ -254,11 +254,13 @@ fn pcc_loss_process_with_sack_tcp_matches_ns2_sack1() {
             ),
         ],
     );
-    // The queue within 1.5 % (measured: 306.4 against 304.0 packets, t -8):
-    // netsim's SACK sender is RFC 6675's, not Sack1's of 1996, and the
-    // difference is not traced; 2.4 packets are 0.9 ms of a 190-ms round
-    // trip, 0.5 % of TFRC's rate, where the loss event rates differ by
-    // 1.5 % (t -1.8) and the two readings of E20's TCP by 13 %.
+    // The mean queue differs beyond Welch's test (measured: 306.4 against
+    // 304.0 packets, t -8; netsim's SACK sender is RFC 6675's, not Sack1's
+    // of 1996; not traced), so it is held to a band chosen after that
+    // measurement, from what the queue does to what this test is for: 1.5 %
+    // of the queue is 4.6 packets, 1.4 ms (at 3200 packets/s) of the
+    // 195-ms round trip, under 1 % of TFRC's rate, a tenth of the 13 %
+    // between E20's two readings.
     compare(
         "E8, standard scenario, SACK",
         &src,
