@@ -169,6 +169,46 @@ pub fn send_rate_of(run: &RunOutput, flows: &[&FlowReport]) -> SendRate {
     group_send_rate(&points, run)
 }
 
+/// The pooled window samples of a group's congestion windows (see
+/// [`group_cwnd`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct CwndSpread {
+    /// `cwnd_mean_bytes`: the mean of every `cwnd_bytes` sample of the
+    /// group's flows in the measurement window.
+    pub mean: Option<f64>,
+    /// `cwnd_sd_bytes`: their standard deviation (population form), the
+    /// width of the histogram of "the aggregated congestion windows of all
+    /// flows on a path" (Zimmermann (2005) Figs. 5.6.4 and 5.6.6): it holds
+    /// both each window's swings and the differences between the flows.
+    pub sd: Option<f64>,
+}
+
+/// The mean and spread of the `cwnd_bytes` samples (the `flow_window`
+/// series) of a group's flows at times in the measurement window, pooled
+/// over the flows, from `points`, their samples; both `None` without such
+/// samples.
+pub fn group_cwnd(points: &[&SeriesPoint], run: &RunOutput) -> CwndSpread {
+    let window_start = run.end_secs - run.window_secs;
+    let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
+    for p in points {
+        if p.metric != "cwnd_bytes" || p.time <= window_start || !p.value.is_finite() {
+            continue;
+        }
+        // Welford: a group of 10^4 flows sampled every millisecond stays exact.
+        n += 1;
+        let d = p.value - mean;
+        mean += d / n as f64;
+        m2 += d * (p.value - mean);
+    }
+    if n == 0 {
+        return CwndSpread::default();
+    }
+    CwndSpread {
+        mean: Some(mean),
+        sd: Some((m2 / n as f64).sqrt()),
+    }
+}
+
 /// What one link's sampled `link_rate` series says (see [`link_series_stats`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct LinkSeriesStats {
@@ -307,6 +347,31 @@ mod tests {
         let (settle, over) = group_dynamics(&of(&r, &[0, 1]), &[&a, &b], Some(1.0));
         assert_eq!(settle, Some(2.0 - 1.0));
         assert!((over.unwrap() - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn cwnd_spread_pools_the_window_samples_of_every_flow() {
+        // Window (5, 10] s. Flow 0 holds 1000 and 3000 B, flow 1 2000 and
+        // 2000 B: pooled mean 2000, squared deviations 10^6 + 10^6 + 0 + 0
+        // over 4 samples, sd sqrt(5 x 10^5). A sample at 5 s (not after
+        // the window's start), a rate sample and a NaN do not count.
+        let mut r = run(&[]);
+        let cw =
+            |t: f64, f: u32, v: f64| SeriesPoint::new(t, Subject::Flow(FlowId(f)), "cwnd_bytes", v);
+        r.series = vec![
+            cw(5.0, 0, 1e9),
+            cw(6.0, 0, 1000.0),
+            cw(6.0, 1, 2000.0),
+            SeriesPoint::new(6.0, Subject::Flow(FlowId(1)), "throughput_bps", 1e9),
+            cw(7.0, 0, 3000.0),
+            cw(7.0, 1, 2000.0),
+            cw(8.0, 1, f64::NAN),
+        ];
+        let c = group_cwnd(&of(&r, &[0, 1]), &r);
+        assert_eq!(c.mean, Some(2000.0));
+        assert!((c.sd.unwrap() - 5e5f64.sqrt()).abs() < 1e-9, "{c:?}");
+        // Without window samples both are undefined.
+        assert_eq!(group_cwnd(&of(&r, &[7]), &r), CwndSpread::default());
     }
 
     #[test]

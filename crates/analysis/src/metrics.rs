@@ -22,7 +22,9 @@ use std::sync::OnceLock;
 
 use sim_core::{FlowId, FlowReport, PageReport, RunOutput, SeriesPoint, Subject};
 
-use crate::dynamics::{group_dynamics, group_send_rate, link_series_stats, LinkSeriesStats};
+use crate::dynamics::{
+    group_cwnd, group_dynamics, group_send_rate, link_series_stats, LinkSeriesStats,
+};
 use crate::fairness::{fair_time, flow_rates};
 use crate::stats::{jain, quantile, Summary};
 use crate::tables::{finite, link_columns, link_jain, RunSet};
@@ -74,7 +76,7 @@ impl Scope {
 }
 
 /// A flow group's metrics (see [`crate::summary`] for their definitions).
-pub const GROUP_METRICS: [&str; 40] = [
+pub const GROUP_METRICS: [&str; 42] = [
     "flows",
     "active_flows",
     "active_flows_mean",
@@ -115,6 +117,8 @@ pub const GROUP_METRICS: [&str; 40] = [
     "pcc_loss_rate",
     "pcc_loss_event_rate",
     "pcc_t_prot_mean_s",
+    "cwnd_mean_bytes",
+    "cwnd_sd_bytes",
 ];
 
 /// How a links-table column is typed.
@@ -130,7 +134,7 @@ pub enum Kind {
 
 /// The links table's metric columns (after replication, link and name), in
 /// order, with their types: the first [`LINK_COLUMNS`]`.len()` link metrics.
-pub const LINK_COLUMNS: [(&str, Kind); 35] = [
+pub const LINK_COLUMNS: [(&str, Kind); 36] = [
     ("capacity_bps", Kind::Real),
     ("utilisation", Kind::Real),
     ("backlog_mean_pkts", Kind::Real),
@@ -167,6 +171,7 @@ pub const LINK_COLUMNS: [(&str, Kind); 35] = [
     ("mark_load_pkts", Kind::Count),
     ("jain", Kind::Maybe),
     ("drop_prob", Kind::Real),
+    ("backlog_sd_pkts", Kind::Real),
 ];
 
 /// Index of `drop_overflow_pkts` in [`LINK_COLUMNS`]: the per-reason drop
@@ -193,7 +198,7 @@ const fn names<const N: usize, const M: usize>(
 /// A link's metrics: the links table's columns, then `fair_s` (from the
 /// `flow_rate` series) and `peak_arrival_bps`, `peak_loss_frac`,
 /// `utilisation_var` (from the `link_rate` series).
-pub const LINK_METRICS: [&str; 39] = names(
+pub const LINK_METRICS: [&str; 40] = names(
     LINK_COLUMNS,
     [
         "fair_s",
@@ -659,7 +664,7 @@ fn group_values(
     flows: &[&FlowReport],
     points: &[&SeriesPoint],
     pages: &[&PageReport],
-) -> [Option<f64>; 40] {
+) -> [Option<f64>; 42] {
     let goodputs: Vec<f64> = flows.iter().filter_map(|f| f.goodput_bps()).collect();
     let thr: Vec<f64> = flows.iter().filter_map(|f| f.throughput_bps()).collect();
     let mean = |x: &[f64]| (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64);
@@ -671,6 +676,7 @@ fn group_values(
     let rx = total(|f| f.counters.rx_pkts);
     let (settle, overshoot) = group_dynamics(points, flows, mean(&thr));
     let send = group_send_rate(points, run);
+    let cwnd = group_cwnd(points, run);
     let slowdowns: Vec<f64> = flows.iter().filter_map(|f| f.slowdown()).collect();
     let on_fracs: Vec<f64> = flows.iter().filter_map(|f| f.pcc_on_frac()).collect();
     let pcc = flows.iter().any(|f| f.pcc_active());
@@ -744,6 +750,8 @@ fn group_values(
             ratio(pcc_total(|c| c.pcc_prot_ps), pcc_periods)
                 .map_or(0.0, |ps| ps / sim_core::PS_PER_SEC as f64)
         }),
+        cwnd.mean,
+        cwnd.sd,
     ]
 }
 
@@ -767,10 +775,10 @@ mod tests {
         }
         assert_eq!(
             LINK_COLUMNS.len(),
-            FIRST_REASON_COLUMN + 2 * Reason::TABLED.len() + 2
+            FIRST_REASON_COLUMN + 2 * Reason::TABLED.len() + 3
         );
         assert_eq!(LINK_METRICS[..LINK_COLUMNS.len()].len(), LINK_COLUMNS.len());
-        assert_eq!(LINK_METRICS[38], "utilisation_var");
+        assert_eq!(LINK_METRICS[39], "utilisation_var");
     }
 
     #[test]

@@ -45,10 +45,15 @@
 //!   (their mean time from the first request to the last object's last
 //!   acknowledgement) and `page_throughput_bps` (8 x their mean size /
 //!   `page_time_s`: Zimmermann (2005)'s "mean throughput", the inverse of
-//!   the mean time to transfer an average page);
+//!   the mean time to transfer an average page), and, with the
+//!   `flow_window` series, `cwnd_mean_bytes` and `cwnd_sd_bytes` (the mean
+//!   and standard deviation of every window sample of the group's flows in
+//!   the window, pooled: the width of the histogram of a path's aggregated
+//!   windows, [`crate::dynamics::group_cwnd`]);
 //! - scope `"link"`, subject = link name: every numeric column of the links table
-//!   (`utilisation`, `backlog_p99_pkts`, `backlog_lt2_frac`, `drop_early_pkts`,
-//!   `jain`, ...) and, with
+//!   (`utilisation`, `backlog_p99_pkts`, `backlog_sd_pkts` (the standard
+//!   deviation of the time-weighted backlog), `backlog_lt2_frac`,
+//!   `drop_early_pkts`, `jain`, ...) and, with
 //!   the `link_rate` series, `peak_arrival_bps` and `peak_loss_frac` (whole run,
 //!   per sampling interval, [`crate::dynamics::link_series_stats`]) and
 //!   `utilisation_var` (the variance of the sampled utilisation in the

@@ -536,10 +536,10 @@ pub fn link_jain(run: &RunOutput, l: &LinkReport) -> Option<f64> {
 
 /// The links table's metric columns of `l` ([`LINK_COLUMNS`], in order), with
 /// `jain` over its flows.
-pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 35] {
+pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 36] {
     let c = &l.counters;
     let total = hist_total(&l.stats.hist_pkts);
-    let mut v = [Val::Count(0); 35];
+    let mut v = [Val::Count(0); 36];
     let head = [
         Val::Real(l.capacity_bps),
         Val::Real(l.utilisation()),
@@ -569,6 +569,7 @@ pub(crate) fn link_columns(l: &LinkReport, jain: Option<f64>) -> [Val; 35] {
     }
     v[33] = Val::Maybe(jain);
     v[34] = Val::Real(drop_prob(c));
+    v[35] = Val::Real(l.backlog_sd_pkts());
     v
 }
 
@@ -631,8 +632,9 @@ struct LinkCols<'a> {
 /// packets in the window, `dropped_run_pkts` (drops over the whole run, warm-up
 /// included), `drop_<reason>_pkts` and `mark_<reason>_pkts` for every
 /// [`Reason`], `jain` (null when no flow crossing the link was active in
-/// the window) and `drop_prob` (dropped / arrived packets in the window, any
-/// reason; 0 when nothing arrived); in batches.
+/// the window), `drop_prob` (dropped / arrived packets in the window, any
+/// reason; 0 when nothing arrived) and `backlog_sd_pkts` (the standard
+/// deviation of the time-weighted backlog); in batches.
 pub fn links_batches(m: &Metrics<'_>, sink: &mut Sink<'_>) -> PolarsResult<()> {
     let sink = &mut stamped(m.set(), sink);
     let labels = Labels::new(m);

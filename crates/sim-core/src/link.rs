@@ -567,6 +567,23 @@ pub fn hist_quantile(hist: &[u64], q: f64) -> Option<usize> {
     Some(hist.len() - 1)
 }
 
+/// Standard deviation (population form) of the bin index of a time-weighted
+/// histogram, each bin weighted by the time it holds; `None` for an empty
+/// histogram.
+pub fn hist_sd(hist: &[u64]) -> Option<f64> {
+    let (mut t, mut s1, mut s2) = (0.0f64, 0.0f64, 0.0f64);
+    for (k, &dt) in hist.iter().enumerate() {
+        let (k, dt) = (k as f64, dt as f64);
+        t += dt;
+        s1 += k * dt;
+        s2 += k * k * dt;
+    }
+    (t > 0.0).then(|| {
+        let mean = s1 / t;
+        (s2 / t - mean * mean).max(0.0).sqrt()
+    })
+}
+
 /// A link's static description.
 #[derive(Clone, Debug)]
 pub struct LinkSpec {
@@ -614,6 +631,11 @@ mod tests {
         assert_eq!(hist_quantile(&s.hist_pkts, 0.25), Some(0));
         assert_eq!(hist_quantile(&s.hist_pkts, 0.5), Some(2));
         assert_eq!(hist_quantile(&s.hist_pkts, 0.99), Some(2));
+        // 10 ps at 0 and 30 at 2: mean 1.5, E[k^2] = 3, variance 0.75.
+        let sd = hist_sd(&s.hist_pkts).unwrap();
+        assert!((sd - 0.75f64.sqrt()).abs() < 1e-12, "{sd}");
+        assert_eq!(hist_sd(&[]), None);
+        assert_eq!(hist_sd(&[0, 0, 5]), Some(0.0));
     }
 
     #[test]

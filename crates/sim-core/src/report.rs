@@ -4,7 +4,7 @@
 use crate::endpoint::FlowCounters;
 use crate::ids::{FlowId, GroupId, LinkId};
 use crate::link::{
-    hist_quantile, Count, LinkCounters, LinkSpec, LinkStats, Reason, BACKLOG_BYTES_BIN,
+    hist_quantile, hist_sd, Count, LinkCounters, LinkSpec, LinkStats, Reason, BACKLOG_BYTES_BIN,
 };
 use crate::units::{SimTime, PS_PER_SEC};
 
@@ -302,6 +302,13 @@ impl LinkReport {
     /// 99th percentile of the time-weighted backlog, packets.
     pub fn backlog_p99_pkts(&self) -> f64 {
         hist_quantile(&self.stats.hist_pkts, 0.99).unwrap_or(0) as f64
+    }
+    /// Standard deviation of the time-weighted backlog over the window,
+    /// packets (population form: the spread of the queue's time-weighted
+    /// histogram, as a histogram of the queue sampled at a fine period
+    /// shows it); 0 for an empty window.
+    pub fn backlog_sd_pkts(&self) -> f64 {
+        hist_sd(&self.stats.hist_pkts).unwrap_or(0.0)
     }
     /// 99th percentile of the time-weighted backlog, bytes (upper edge of its
     /// [`BACKLOG_BYTES_BIN`]-byte bin, capped at the maximum seen).
