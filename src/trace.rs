@@ -20,10 +20,10 @@ use topology::Resolved;
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct TraceArgs {
     /// Write the per-packet event trace (trace-r0.parquet), with the
-    /// scenario's [trace] filters or, without them, every event.
+    /// scenario's \[trace\] filters or, without them, every event.
     #[arg(long)]
     pub trace: bool,
-    /// Trace nothing, whatever the scenario's [trace] says.
+    /// Trace nothing, whatever the scenario's \[trace\] says.
     #[arg(
         long,
         conflicts_with_all = [
@@ -49,7 +49,7 @@ pub struct TraceArgs {
     #[arg(long)]
     pub trace_all_replications: bool,
     /// Capture the packets leaving this link as a pcap file (repeatable or
-    /// comma-separated; replaces the scenario's [trace] pcap list).
+    /// comma-separated; replaces the scenario's \[trace\] pcap list).
     #[arg(long, value_delimiter = ',', value_name = "LINK")]
     pub pcap: Vec<String>,
 }

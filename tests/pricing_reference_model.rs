@@ -38,7 +38,7 @@
 //! starting at a uniform time within its `start_jitter`, data both ways
 //! where the file has it, so one queue holds data and the other way's ACKs). The choices the spec
 //! leaves open are taken as the scenario file and netsim's documented
-//! [INFERRED] rules state them, so that a difference is a difference of
+//! \[INFERRED\] rules state them, so that a difference is a difference of
 //! behaviour: b is the queue behind the leaving packet (link/sbrm.rs's
 //! header), slow start ends on the first mark, whose rule then applies
 //! (cc/sbrm.rs), the RTT is RFC 6298's SRTT from a timestamp on every
@@ -254,7 +254,7 @@
 //! a wait only below one segment (TCP/RM's queue 282 packets against 68).
 //! Then each test checks that the reference itself misses the thesis's
 //! table: the utilisations belong to the model as specified (with the
-//! files' [INFERRED] parameters), not to the engine.
+//! files' \[INFERRED\] parameters), not to the engine.
 
 use analysis::stats::Summary;
 use rayon::prelude::*;

@@ -77,7 +77,7 @@ enum Marker {
     /// `rate` bytes/s beside the real one; from a virtual overflow until the
     /// virtual queue empties, every packet in the real queue (waiting at the
     /// overflow or arriving in the period) is marked as it leaves. As the
-    /// file's link documents its [INFERRED] choices: the virtual queue is
+    /// file's link documents its \[INFERRED\] choices: the virtual queue is
     /// updated at arrivals, its emptying seen at the next arrival (one that
     /// comes at the exact instant is not marked), the overflowing packet is
     /// marked but not added, the packet in transmission at the overflow is

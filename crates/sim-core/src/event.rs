@@ -70,7 +70,7 @@ const SCAN_MAX: usize = 64;
 /// no bucketed event ever changes bucket until it is moved on purpose.
 ///
 /// **Refill.** When the front runs dry, the lowest non-empty bucket `j` holds the
-/// next events. If it has at most [`SORT_MAX`], the front takes it over (the two
+/// next events. If it has at most `SORT_MAX`, the front takes it over (the two
 /// swap buffers, then an insertion sort) together with its interval (level `j`).
 /// Otherwise it is split: its earliest time `m` becomes `now` (it is popped next),
 /// the events at `m` become the front, the rest move to buckets `ilog2(t ^ m) < j`.

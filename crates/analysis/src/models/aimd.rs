@@ -1,9 +1,9 @@
 //! Rate-based AIMD(alpha, beta) on one link, the comparison point of EMKC's
 //! convergence to fairness (seed 002, Ch. V §3.2, eq. 114-115, Fig. 17).
 //!
-//! - [PAPER] eq. 114: `x(t) = x(t - RTT) + alpha` per RTT without loss,
+//! - \[PAPER\] eq. 114: `x(t) = x(t - RTT) + alpha` per RTT without loss,
 //!   `(1 - beta) x(t - RTT)` on loss, `0 < beta < 1`.
-//! - [INFERRED] losses are synchronised: flow `i` backs off at step `n` iff
+//! - \[INFERRED\] losses are synchronised: flow `i` backs off at step `n` iff
 //!   the aggregate it sees, `X(n - D_i)`, exceeds `C` (the loss model of the
 //!   paper's eq. 115 derivation; see `super::emkc` for the counts).
 

@@ -65,7 +65,7 @@ pub struct CpTcpConfig {
     /// w, Sec. 4.4.1).
     pub w: f64,
     /// Gain per ACK, kappa_bar = kappa RTT (dimensionless, > 0). Default
-    /// 0.01 ([I]: the "kappa = 0.01" in the garbled Table 4.3.1, spec E1).
+    /// 0.01 (\[I\]: the "kappa = 0.01" in the garbled Table 4.3.1, spec E1).
     pub kappa_bar: f64,
     /// Where the price comes from: `"explicit"` (EPF, default), `"one_bit"`,
     /// `"four_bit"` or `"per_ack"`.

@@ -4,23 +4,23 @@
 //! of the most congested router on its path (links `emkc` or `emkc_avq`).
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.3-2.4, §7 items 1, 2 and 4):
-//! - [PAPER] pacing: the gap after a packet of `s` bytes is `s / x` (eq. 123;
+//! - \[PAPER\] pacing: the gap after a packet of `s` bytes is `s / x` (eq. 123;
 //!   the transport's [`crate::transport::Pacer`]).
-//! - [PAPER] one reaction per router interval: an ACK counts only if its
+//! - \[PAPER\] one reaction per router interval: an ACK counts only if its
 //!   router sequence number is larger than the largest seen from that router.
-//! - [PAPER] `reference = "naive"`: `usr` carries the current rate and the
+//! - \[PAPER\] `reference = "naive"`: `usr` carries the current rate and the
 //!   law uses the echoed value (Fig. 19(a): > 200 % transient overshoot).
 //!   `reference = "proper"` (default, eq. 124-125): `usr` carries the packet's
 //!   position in the flow's byte stream and the reference rate is the flow's
 //!   own bytes between the packets that carried two successive prices, over
-//!   the router's interval Delta (carried in the header). [INFERRED] the
+//!   the router's interval Delta (carried in the header). \[INFERRED\] the
 //!   position is the count of bytes sent before the packet (retransmissions
 //!   included: the router counts them too), so the sum of eq. 124 is one
 //!   subtraction and the sender keeps no per-packet record; when the router's
 //!   sequence number advanced by more than one (intervals in which the flow
 //!   sent nothing, or lost ACKs) the bytes are spread over that many
 //!   intervals; without an earlier sample from the same router the reference
-//!   is the current rate. [INFERRED] a span begins only at a first-of-
+//!   is the current rate. \[INFERRED\] a span begins only at a first-of-
 //!   interval ACK whose predecessor the same router stamped: when another
 //!   router had the larger price as the interval began, it stamped the
 //!   interval's first packets, the first ACK with this router's stamp comes
@@ -30,18 +30,18 @@
 //!   (never twice in a row, so that routers that keep taking the stamp
 //!   from each other cannot freeze the rate), and the next reference spans
 //!   the intervals since the last clean start.
-//! - [PAPER] bottleneck switch (an ACK naming a router other than the
+//! - \[PAPER\] bottleneck switch (an ACK naming a router other than the
 //!   current one): `switch = "proper"` (default) switches only if the two
 //!   prices differ by more than `switch_threshold` (delta = 0.01, Fig. 23)
 //!   and then waits one RTT (the smoothed RTT) before reacting to the new
 //!   router; a price within the threshold is applied without switching.
 //!   `switch = "naive"` reacts at once; with the proper reference its first
 //!   reference then spans the bytes since the last price from the *old*
-//!   router ([INFERRED]: the inconsistent feedback the paper blames for the
+//!   router (\[INFERRED\]: the inconsistent feedback the paper blames for the
 //!   788.5 Mb/s spike of Fig. 22). `switch = "naive_literal"` reads the
 //!   spec's "keep seq_i, the largest router seq seen" as one filter for all
 //!   routers: an ACK counts only if its router's interval ended after that
-//!   of the last price applied. [INFERRED] a router's seq is put on a common
+//!   of the last price applied. \[INFERRED\] a router's seq is put on a common
 //!   clock as `seq x Delta` (raw counts of 100- and 99-ms routers drift
 //!   apart by one every 9.9 s), a switch reacts at once, no mid-interval
 //!   stamp is skipped, and the proper reference spans the bytes since the
@@ -49,12 +49,12 @@
 //!   written).
 //! - [PAPER, ch. VI §3.3] the carried RTT (for EMKC-AVQ's D_max) is XCP's
 //!   smoothed estimator with EWMA weight 0.4 on every RTT sample.
-//! - [PAPER] initial rate 100 kb/s (Fig. 21); [INFERRED] the header's initial
+//! - \[PAPER\] initial rate 100 kb/s (Fig. 21); \[INFERRED\] the header's initial
 //!   price is `-inf` (below any router's), and the rate never drops below
 //!   `min_rate` (default 10 kb/s: with beta > 1 and a price near 1 the law
 //!   can go negative); an optional ceiling `max_rate` (none by default)
 //!   stands for the sender's line rate.
-//! - [INFERRED] losses do not change the rate (EMKC's loss is its price; the
+//! - \[INFERRED\] losses do not change the rate (EMKC's loss is its price; the
 //!   transport still repairs them).
 
 use serde::{Deserialize, Serialize};

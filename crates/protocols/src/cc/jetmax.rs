@@ -5,17 +5,17 @@
 //! (links `jetmax`).
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.7, §7 items 4-7):
-//! - [PAPER] every packet of `s` bytes carries `delta = s / x` (the gap at
+//! - \[PAPER\] every packet of `s` bytes carries `delta = s / x` (the gap at
 //!   the actual rate), `R_T` (the hop number of the source's bottleneck),
 //!   `R_C = 0`, and with proposed rates the virtual size `s+ = s x+ / x`.
-//! - [PAPER] an echoed `R_S != R_T` suggests a switch; the source adopts
+//! - \[PAPER\] an echoed `R_S != R_T` suggests a switch; the source adopts
 //!   `R_T = R_S`. Switching on a larger loss may happen at any time; a switch
 //!   that may come from the fair-share tie-break (echoed `|p| <= p_tolerance`,
 //!   default 0.05 as the router's; under `bottleneck_rule = "paper"`, as the
 //!   routers', only an echoed `p = 0` exactly, `link::jetmax_stamp`)
 //!   only once the source is stationary, i.e. its last step moved the rate by
-//!   at most `stationary_eps` ([INFERRED] 1 %: the spec's eps is UNSPECIFIED);
-//!   until then [INFERRED] the suggested router's share drives the rate
+//!   at most `stationary_eps` (\[INFERRED\] 1 %: the spec's eps is UNSPECIFIED);
+//!   until then \[INFERRED\] the suggested router's share drives the rate
 //!   without a switch, downwards only (ignoring it instead froze a source
 //!   that only ever heard tie-break suggestions; following it upwards sent
 //!   two long flows after a 30-Mb/s hop's 22-Mb/s share, a share for the
@@ -28,7 +28,7 @@
 //!   router's share never arrives (two long flows frozen 3.6 % below their
 //!   share for the run).
 //! - [PAPER, §6.3] `switch = "ignore_first"` (default): after a switch the
-//!   source ignores the first non-duplicate ACK of the new assignment. [INFERRED]
+//!   source ignores the first non-duplicate ACK of the new assignment. \[INFERRED\]
 //!   ACKs of packets sent before the switch (echoed `R_T` other than the
 //!   current one) are ignored too: they describe the old assignment (the
 //!   "1 RTT" of the paper's RTT + (1 + k) Delta per step). `switch = "naive"`
@@ -40,7 +40,7 @@
 //!   ignored ACK cuts the rate. With proposals the difference is small (a
 //!   stale ACK's step needs a verdict on an interval its proposal covered,
 //!   which only packets sent under the new assignment establish, so stale
-//!   ACKs only cut; but a stale ACK's suggestion can switch back). [INFERRED]
+//!   ACKs only cut; but a stale ACK's suggestion can switch back). \[INFERRED\]
 //!   An ACK ignored by these rules still lowers the rate when its router
 //!   is overloaded (`p > p_tolerance`) and its share `g` is finite:
 //!   eq. 134's step toward `g`, applied only if below the rate. The rules
@@ -61,7 +61,7 @@
 //!   reference rate takes RTT + (1 + k) Delta", the time the eq. 144
 //!   prediction of [1.92, 2.52] s for 6 steps is built on. A router's
 //!   verdict and share describe its previous interval, so the source
-//!   [INFERRED] takes a step only on a fresh ACK whose stamp comes at least
+//!   \[INFERRED\] takes a step only on a fresh ACK whose stamp comes at least
 //!   two intervals after the one in which the first packet carrying the
 //!   current proposal reached the bottleneck (the interval counter on that
 //!   packet's ACK; the packet is recognised by its echoed `s+ / delta`):
@@ -73,7 +73,7 @@
 //!   it; a finite flow's shorter last packet gives one slightly low
 //!   reference); a proposal that does not change stays covered, so the
 //!   next interval's verdict counts at once. `verdict_lag` (default 2)
-//!   is that distance in intervals; 1 [OPTION] steps once per interval,
+//!   is that distance in intervals; 1 \[OPTION\] steps once per interval,
 //!   as §7.6 counts ("6 control steps of Delta = 200 ms"), on a verdict
 //!   about an interval that carried the old rate in its first RTT. Issue 6
 //!   session 32, E6.6 test 1 with 1: a join 2.0 s to 1 %-fairness
@@ -86,12 +86,12 @@
 //!   smaller one: x1's first proposal in E6.3 (0.1 -> 3.78 Mb/s) passed
 //!   while x2 still sent 12.3 Mb/s (0-629 drops per replication), E6.2's
 //!   long flow went to 106 Mb/s on a 100-Mb/s hop (53 drops).
-//! - [INFERRED] duplicate detection: an ACK is fresh if the stamping router's
+//! - \[INFERRED\] duplicate detection: an ACK is fresh if the stamping router's
 //!   interval counter differs from the last one seen from that router (the
 //!   header's `seq`); an ACK without a stamp, or with `g = +inf` (no
 //!   responsive flow at the router), moves nothing but may switch; a stamp
 //!   of an empty interval (`p = -inf`) is an approval like any negative `p`.
-//! - [INFERRED] `init_rt` (default 0): the `R_T` of the packets sent before
+//! - \[INFERRED\] `init_rt` (default 0): the `R_T` of the packets sent before
 //!   the first feedback. 0 is "none" (spec §2.7's suggestion): the source is
 //!   unresponsive at every router until the first stamped ACK, whose `R_S`
 //!   it adopts as a switch (one RTT, then the ignore-first rule). `k >= 1`
@@ -100,7 +100,7 @@
 //!   switches. E6.5 (one flow, RTT 220 ms, Delta 100 ms): in the 1 % band
 //!   after 3.03 s with 0 and 2.83 s with 1 (zhang README, item 19); the
 //!   files keep 0.
-//! - [INFERRED] initial rate 100 kb/s (`init_rate`, as EMKC's) and a floor
+//! - \[INFERRED\] initial rate 100 kb/s (`init_rate`, as EMKC's) and a floor
 //!   `min_rate` (10 kb/s); tau = 0.6 (the paper's value everywhere); losses do
 //!   not change the rate. With tau near 2 and several flows, a floor below one
 //!   packet per router interval (`s / Delta`, 80 kb/s for 1000 B and 100 ms)

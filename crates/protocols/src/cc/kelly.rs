@@ -4,7 +4,7 @@
 //! summed price (links `kelly`).
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.2, E5.2):
-//! - [PAPER] `x(n) = x(n-1) + kappa (omega - x(n-D) mu)`: the reference of
+//! - \[PAPER\] `x(n) = x(n-1) + kappa (omega - x(n-D) mu)`: the reference of
 //!   the increment is the previous rate, the price is multiplied by the rate
 //!   that produced it; with the "negative loss" price `(x - C)/x` and one
 //!   flow this is eq. 54, `x(n) = x(n-1) + kappa omega - kappa (x(n-D) - C)`,
@@ -27,7 +27,7 @@
 //!   `X_old - C`; measured: with the echoed reference, 1000-B packets, a
 //!   5-ms interval and a 30-ms step the single-flow loop of E5.2 diverges at
 //!   RTT 90 ms (48 -> 317 Mb/s in one step), where eq. 54 is stable.
-//! - [INFERRED] initial rate `init_rate` (default 100 kb/s, as EMKC's in
+//! - \[INFERRED\] initial rate `init_rate` (default 100 kb/s, as EMKC's in
 //!   Fig. 21) and a floor `min_rate` (default 10 kb/s); losses do not change
 //!   the rate (the price is the loss).
 

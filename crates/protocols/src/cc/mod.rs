@@ -71,7 +71,7 @@ pub(crate) fn reno_start(
 }
 
 /// How a sender that follows network feedback (QLB, XCP, RCP) reacts to a loss:
-/// the papers' networks never drop, so this is the [INFERRED] "Reno-like"
+/// the papers' networks never drop, so this is the \[INFERRED\] "Reno-like"
 /// recovery the specs suggest, or none.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -103,7 +103,7 @@ pub(crate) fn default_init_rate() -> Rate {
     Rate::from_bps(100_000)
 }
 
-/// Floor of seed 002's rate sources (10 kb/s, [INFERRED]: their laws can
+/// Floor of seed 002's rate sources (10 kb/s, \[INFERRED\]: their laws can
 /// go to or below 0 in a transient).
 pub(crate) fn default_min_rate() -> Rate {
     Rate::from_bps(10_000)

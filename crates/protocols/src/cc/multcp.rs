@@ -6,7 +6,7 @@
 //!   the behavior of multiple normal TCP flows", with TCP's "double multiplicative
 //!   decrease" and throughput proportional to the weight over the square root of
 //!   the marking probability. It gives no equations.
-//! - [EXTERNAL] Crowcroft & Oechslin, "Differentiated end-to-end Internet services
+//! - \[EXTERNAL\] Crowcroft & Oechslin, "Differentiated end-to-end Internet services
 //!   using a weighted proportional fair sharing TCP", CCR 28(3), 1998, the rules
 //!   reimplementations use (spec section 2.5): congestion avoidance grows by N
 //!   segments per RTT (`cwnd += N SMSS² / cwnd` per ACK, byte-counted as for

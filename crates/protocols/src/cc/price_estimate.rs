@@ -11,7 +11,7 @@
 //!   `m = 1 - phi^-p` with `p = sum_l lambda_l`; the source takes `m_hat` =
 //!   the fraction of marked packets over "a history of 50 packets" and
 //!   `p_hat = -log_phi(1 - m_hat)`.
-//! - Four bits (Sec. 5.2.3, [ZHK01], spec 2.4): bit i is marked with
+//! - Four bits (Sec. 5.2.3, \[ZHK01\], spec 2.4): bit i is marked with
 //!   `1 - phi_i^-lambda` (`phi = 1.06, 1.007, 1.001, 1.00015`); the source
 //!   estimates `m_hat_i` per bit over the history and uses "the bit with the
 //!   marking probability closest to 0.5".

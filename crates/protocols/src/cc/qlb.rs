@@ -3,19 +3,19 @@
 //! filter with a delayed increase while the path reports congestion.
 //!
 //! Provenance (spec `seed-003-lestas.md`):
-//! - [PAPER] §2.1-2.2: every departing packet carries `H_rtt = srtt` (0 with no
+//! - \[PAPER\] §2.1-2.2: every departing packet carries `H_rtt = srtt` (0 with no
 //!   estimate), `H_feedback` = the application's desired rate, `H_congestion =
 //!   0`. On each new ACK, with the echoed header: `desired = H_feedback * srtt /
 //!   size` (packets); if `desired > cwnd` and `H_congestion = 1`, `cwnd += (0.1
 //!   / cwnd) (desired - cwnd)` (delayed increase), else `cwnd = max(1, cwnd +
 //!   (1 / cwnd) (desired - cwnd))`; initial cwnd 1 and never below 1, kept
 //!   fractional.
-//! - [INFERRED] §2.2: the desired application rate of a persistent source is
+//! - \[INFERRED\] §2.2: the desired application rate of a persistent source is
 //!   +infinity (routers clamp `p <= C`, so the first one overwrites it); `srtt`
 //!   is the transport's RFC 6298 estimate (EWMA gain 1/8, the TCP default XCP's
 //!   ns-2 agent inherits); `size` is the data packet size; the window counts
 //!   whole segments (`floor(cwnd)` in flight).
-//! - [INFERRED] §2.2 "loss recovery unspecified; Reno-like": the transport's
+//! - \[INFERRED\] §2.2 "loss recovery unspecified; Reno-like": the transport's
 //!   NewReno recovery, with `loss = "halve"` (default: cwnd = max(1, flight/2)
 //!   on a loss, 1 on a timeout) or `loss = "none"` (only the timeout resets).
 //!   The paper observed no drops.

@@ -3,24 +3,24 @@
 //! path advertise.
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.6):
-//! - [PAPER] routers put their rate `r_l` in the header, a downstream router
+//! - \[PAPER\] routers put their rate `r_l` in the header, a downstream router
 //!   overwrites it if its own is smaller (min-combined), the receiver echoes
 //!   it and the sender paces at the echoed rate.
-//! - [PAPER] "A new flow starts directly at the current r_l": the flow sends
+//! - \[PAPER\] "A new flow starts directly at the current r_l": the flow sends
 //!   one packet at its start (RCP's SYN), learns the path's rate from its
 //!   acknowledgement one RTT later and from then on paces at the echoed rate
 //!   (rate 0 before: see [`crate::transport::Pacer`]).
 //! - [PAPER, suggested] loss: "halve the rate (TCP-like recovery) until the
 //!   lost packets are recovered". With `loss = "halve"` (default) a loss (fast
 //!   retransmit or timeout) halves the rate and caps it there, whatever the
-//!   echo says, until the transport leaves recovery but [INFERRED] for at
+//!   echo says, until the transport leaves recovery but \[INFERRED\] for at
 //!   most one smoothed RTT (1 s before any RTT sample): the time a
 //!   TCP-like repair of one window takes. Without the bound, the transport's
 //!   NewReno repair of one hole per RTT (no SACK) pinned the long users of
 //!   seed 003's parking lot at half rate for tens of seconds after a burst of
 //!   start-up drops (1.95 instead of 2 Mb/s over [40, 60] s, measured).
 //!   `loss = "none"` keeps following the echo.
-//! - [EXTERNAL] the header carries the sender's smoothed RTT (the transport's
+//! - \[EXTERNAL\] the header carries the sender's smoothed RTT (the transport's
 //!   RFC 6298 estimate, 0 before the first sample) for the routers' average
 //!   RTT, as ns-2's RCP agent does; the requested rate of a greedy source is
 //!   unbounded. [PAPER ch. VI §3.3] "all delays" are estimated with "XCP's

@@ -4,14 +4,14 @@
 //! below `w`, shrinks by one if above, holds if equal.
 //!
 //! Provenance (Zimmermann 2005, spec `seed-000-zimmermann.md`):
-//! - Sec. 5.2.1, eq. 5.2.7 (idea from [LPW01], spec 2.4): run once per RTT,
+//! - Sec. 5.2.1, eq. 5.2.7 (idea from \[LPW01\], spec 2.4): run once per RTT,
 //!   `cwnd += 1` if `p_hat x_hat < w`, `-= 1` if `>`, unchanged if equal;
 //!   `x_hat = cwnd / RTT` (or `cwnd / minRTT`, Table 5.4.2's "min. RTT"),
 //!   `p_hat` the path price estimate (1 bit, 4 bits or EPF: `feedback`, see
 //!   `price_estimate`).
 //! - Sec. 5.2.2: "The TCP Vegas implementation in the ns-2 network simulator
 //!   was modified to use the new Vegas/CP window update rule (5.2.7). TCP
-//!   Vegas also uses a special Slow Start algorithm [BP95], which was
+//!   Vegas also uses a special Slow Start algorithm \[BP95\], which was
 //!   retained": everything but the congestion-avoidance test is `Vegas`
 //!   (`super::vegas`, ns-2's agent): its rounds, its slow start (growth every
 //!   other RTT, left when Diff > `gamma`), the +1 spread over the next

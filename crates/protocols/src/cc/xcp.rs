@@ -1,23 +1,23 @@
 //! XCP's sender (Katabi, Handley, Rohrs, SIGCOMM 2002), as seed 002 uses it as
 //! a baseline: the window follows the feedback routers write into the header.
 //!
-//! Provenance (spec `seed-002-zhang.md` §2.6, [EXTERNAL] standard XCP): every
+//! Provenance (spec `seed-002-zhang.md` §2.6, \[EXTERNAL\] standard XCP): every
 //! data packet carries `H_cwnd` (bytes), `H_rtt` (the sender's smoothed RTT, 0
 //! before the first sample) and `H_feedback`, initialised to the desired window
 //! change; on each ACK, `cwnd = max(cwnd + H_feedback, s)` with the echoed
 //! value.
-//! - [INFERRED] a greedy source desires an unbounded increase (`H_feedback =
+//! - \[INFERRED\] a greedy source desires an unbounded increase (`H_feedback =
 //!   +inf`; every XCP router lowers it to its own value); until the first RTT
 //!   sample it sends at its initial window (routers give no positive feedback
 //!   without an RTT).
-//! - [EXTERNAL] `rtt_ewma`: Katabi's ns-2 XCP agent carries its own EWMA
+//! - \[EXTERNAL\] `rtt_ewma`: Katabi's ns-2 XCP agent carries its own EWMA
 //!   of every RTT sample (`srtt = 0.6 srtt + 0.4 rtt`), and seed 002 ch. VI
 //!   §3.3 estimates "all delays ... using XCP's smoothed EWMA estimator with
 //!   the default weight 0.4". `rtt_ewma = 0.4` carries that EWMA
 //!   ([`crate::transport::rtt::RttEwma`], shared with EMKC's sender); unset
 //!   (default, kept for the scenarios tuned with it) carries the transport's
 //!   RFC 6298 SRTT (gain 1/8, which damps RTT spikes 3x more).
-//! - [INFERRED] spec §2.6 and issue 5 "Reno-like" loss recovery: the
+//! - \[INFERRED\] spec §2.6 and issue 5 "Reno-like" loss recovery: the
 //!   transport's NewReno recovery with `loss = "halve"` (default: cwnd =
 //!   max(s, flight/2); a timeout resets to one packet) or `"none"`.
 

@@ -6,13 +6,13 @@
 //! 2001), the algorithm of its Fig. 6 and its automatic settings, used with
 //! the parameters of the seed-000 thesis (Zimmermann 2005, Sec. 6.7, Table
 //! 6.7.1; spec `seed-000-zimmermann.md` §2.2):
-//! - [FGS01] every `interval` (0.5 s): if `avg > target` and `max_p <= top`,
+//! - \[FGS01\] every `interval` (0.5 s): if `avg > target` and `max_p <= top`,
 //!   `max_p += min(alpha, max_p / 4)`; else if `avg < target` and `max_p >=
 //!   bottom`, `max_p *= beta`; `target = [min_th + 0.4 (max_th - min_th),
 //!   min_th + 0.6 (max_th - min_th)]`; top 0.5, bottom 0.01, alpha 0.01,
 //!   beta 0.9 (the thesis's Table 6.7.1 values too, with th_min 25 and
 //!   th_max 75 packets, which a scenario gives as `min_th`, `max_th`).
-//! - [FGS01] automatic settings for the keys a scenario omits, with C the
+//! - \[FGS01\] automatic settings for the keys a scenario omits, with C the
 //!   capacity in mean-size packets per second: `w_q = 1 - exp(-1/C)`,
 //!   `min_th = max(5, target_delay C / 2)` with `target_delay` 5 ms,
 //!   `max_th = 3 min_th`, gentle RED.

@@ -3,13 +3,13 @@
 //! controller towards the target utilisation gamma, once per interval.
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.5):
-//! - [PAPER] `C~(n) = C~(n - Delta) + tau Delta (gamma C - y(n)) / D_max`,
+//! - \[PAPER\] `C~(n) = C~(n - Delta) + tau Delta (gamma C - y(n)) / D_max`,
 //!   clamped to `(-inf, gamma C]`, and `p = (y - C~)/y` (eq. 129 with `C~`);
 //!   tau = 0.2 throughout ch. VI; the per-interval form, not ns-2's
 //!   per-packet AVQ ("too noisy").
-//! - [PAPER] D_max is the largest RTT of the flows, estimated from a carried
+//! - \[PAPER\] D_max is the largest RTT of the flows, estimated from a carried
 //!   field (the senders' smoothed RTT; the EMKC sender smooths with XCP's
-//!   EWMA weight 0.4, `crate::cc::emkc`). [INFERRED] `d_max = "window"`
+//!   EWMA weight 0.4, `crate::cc::emkc`). \[INFERRED\] `d_max = "window"`
 //!   (default): each interval's largest carried RTT r stays in D_max while
 //!   the interval ended at most r ago, so a flow counts as present for one
 //!   of its own RTTs after its last packet. That is the largest RTT of the

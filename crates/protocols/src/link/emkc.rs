@@ -7,10 +7,10 @@
 //! packet-level router of classic Kelly control ([`super::kelly`]).
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.4.2, §2.5, §7 item 3):
-//! - [PAPER] per arriving packet `S += s`, dropped packets included; at the
+//! - \[PAPER\] per arriving packet `S += s`, dropped packets included; at the
 //!   end of each interval `X = S / Delta`, `p = (X - C)/X` (negative allowed,
 //!   range (-inf, 1)), `seq += 1`, `S = 0`.
-//! - [PAPER] the price computed in interval k is stamped on packets during
+//! - \[PAPER\] the price computed in interval k is stamped on packets during
 //!   interval k+1; a router overwrites the header's `(id, p, seq, Delta)`
 //!   only if its own `p` is larger (max along the path: the header ends up
 //!   with the most congested link's feedback).
@@ -25,12 +25,12 @@
 //!   finite price to apply). Until issue 55 the router went on stamping
 //!   the price and `seq` of its last interval with traffic, a price of
 //!   traffic long gone, which a sender took for fresh if it had not seen
-//!   that `seq`. [INFERRED] Kelly's summing router ([`super::kelly`]) keeps
+//!   that `seq`. \[INFERRED\] Kelly's summing router ([`super::kelly`]) keeps
 //!   that rule: its sender needs a price on every packet, and with its 10-ms
 //!   interval against packets 80 ms apart at the 100-kb/s start most
 //!   intervals are empty (stamping nothing, E5.2's flow stayed at 100 kb/s
 //!   for the whole run, measured in issue 55).
-//! - [INFERRED] the router's identity is its link id + 1 (0 means "no
+//! - \[INFERRED\] the router's identity is its link id + 1 (0 means "no
 //!   router yet" in the header); every arriving packet's bytes count in S
 //!   (the router cannot tell an ACK from data: reverse-direction ACKs that
 //!   share the queue are load, as they are for XCP and RCP; T4's crossing

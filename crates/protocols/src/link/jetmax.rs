@@ -3,11 +3,11 @@
 //! per interval from per-packet header fields, without per-flow state.
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.7, §7 items 5-7):
-//! - [PAPER] per arriving packet: `R_C += 1`; if `R_C == R_T` the packet is
+//! - \[PAPER\] per arriving packet: `R_C += 1`; if `R_C == R_T` the packet is
 //!   responsive (`w+ += s+`, `Nsum += delta`), otherwise unresponsive
 //!   (`u+ += s+`), with `s+` the carried virtual (proposed) size and `delta`
 //!   the carried inter-packet gap at the actual rate (§6.1-6.2, §6.4).
-//! - [PAPER] at the end of each interval Delta (default 100 ms):
+//! - \[PAPER\] at the end of each interval Delta (default 100 ms):
 //!   `N = Nsum / Delta` (eq. 148), `y+ = (w+ + u+)/Delta`,
 //!   `p+ = 1 - gamma C / y+` (eq. 135, 150), `g+ = (gamma C - u+/Delta) / N`
 //!   (eq. 133, 150). A router approves the proposals of its last interval
@@ -17,7 +17,7 @@
 //!   the sign of the stamped `p+`; the zero-band tie-break and the current
 //!   bottleneck's hold let a router with `p+` just below 0 stamp over one
 //!   just above it, whose decline was then lost.)
-//! - [PAPER] stamping: a router overwrites the header's `p`, `g` and sets
+//! - \[PAPER\] stamping: a router overwrites the header's `p`, `g` and sets
 //!   `R_S` to its own hop number (`R_C` after its increment, so that the
 //!   `R_C == R_T` test matches once the source adopts it) if its `p` is
 //!   larger, or if both `p` are zero and its `g` is smaller (eq. 136).
@@ -43,7 +43,7 @@
 //!   it stamps only a header no router has stamped yet (`R_S = 0`), so
 //!   that such a flow alone on its path hears `g = gamma C`. No interval
 //!   has ended yet: no stamp.
-//! - [INFERRED] a dense packet's (`delta <= Delta`) proposed bytes stand
+//! - \[INFERRED\] a dense packet's (`delta <= Delta`) proposed bytes stand
 //!   for its flow's proposal over `[t, t + delta)`: `s+` is split between
 //!   the interval it arrives in and the next one in proportion. Counted
 //!   whole where it lands, a flow at 100 kb/s (1000-B packets, 80 ms apart)
@@ -55,7 +55,7 @@
 //!   spreading it too (tried) made `N` exact at 100 kb/s but turned a
 //!   converging case of `count_self` with tau = 1.51 (two flows, 52 Mb/s,
 //!   RTTs 328 / 128 ms) into a floor-to-64-Mb/s cycle, not investigated.
-//! - [INFERRED] a sparse packet's bytes count in one interval at most: `s+` is
+//! - \[INFERRED\] a sparse packet's bytes count in one interval at most: `s+` is
 //!   scaled by `Delta / delta`; a sparse responsive packet's gap
 //!   (`delta > Delta`) covers the rest of its arrival interval and the
 //!   next ones (up to 64), as the flow does until its next packet.
@@ -75,7 +75,7 @@
 //!   spreading it beside the dense packets that follow counted the
 //!   proposal twice, pushing `p+` over 0 (measured: a one-flow 20 / 20
 //!   Mb/s parking lot at 4.9 instead of 20 Mb/s).
-//! - [INFERRED] bytes without a JetMax header (ACKs, other transports)
+//! - \[INFERRED\] bytes without a JetMax header (ACKs, other transports)
 //!   count in `u+`, eq. 133's unresponsive load `u = y - w`: they use the
 //!   link and no responsive flow here controls them. Before (README
 //!   suspected issue 9), E6.4's 50 reverse flows' ACKs (3.85 % of C)
@@ -96,7 +96,7 @@
 //!   10.42 Mb/s holding the overload in place; a band of 0.02 fixed it
 //!   and broke another parking lot (`p_tolerance`, in
 //!   [`super::jetmax_stamp`]).
-//! - [PAPER] `N` is not otherwise clamped: a flow counted responsive for
+//! - \[PAPER\] `N` is not otherwise clamped: a flow counted responsive for
 //!   part of an interval makes `N < 1` and `g` larger than the link, the
 //!   mid-interval-switch error the ignore-first-ACK rule of §6.3 exists for
 //!   (Fig. 33(b)); forward loss before the router thins `N` to `alpha N`,
@@ -131,7 +131,7 @@
 //!   cases at 10 kb/s against 8 of 30). `"hold"` keeps the pending departure
 //!   on a rise too (session 41; 10-kb/s floor, 1000-packet buffer: 0 of 30
 //!   random cases missed, where `"announced"` missed 2 and `"restart"` 6).
-//! - [INFERRED] the header carries the stamping router's interval counter
+//! - \[INFERRED\] the header carries the stamping router's interval counter
 //!   (2 bytes, `seq`) for the sources' duplicate detection (the
 //!   dissertation's 28-byte header has none: spec §2.7 UNSPECIFIED); only
 //!   data packets are counted and stamped.

@@ -4,7 +4,7 @@
 //! (`cc::jetmax`) uses [`BottleneckRule::tie_break`] to tell a tie-break
 //! suggestion. Two rules, the key `bottleneck_rule` of router and source:
 //!
-//! - `"paper"` ([`paper_wins`], [PAPER] as written): the larger loss `p`
+//! - `"paper"` ([`paper_wins`], \[PAPER\] as written): the larger loss `p`
 //!   wins (eq. 135: "the bottleneck link of a given flow is the one with
 //!   the *largest* p_l"; §6.2: "if both packet-loss values are zero, the
 //!   router checks if its local average rate g_l(n) is less"); only when
@@ -40,7 +40,7 @@
 //!
 //! Provenance of the hysteresis rule (spec `seed-002-zhang.md` §2.7, §7
 //! items 5-7):
-//! - [PAPER] the larger loss `p` wins; if both are zero, the smaller
+//! - \[PAPER\] the larger loss `p` wins; if both are zero, the smaller
 //!   share `g` (eq. 136).
 //! - [INFERRED, UNSPECIFIED] "p = 0" is `|p| <= p_tolerance` (default
 //!   0.05). With proposed rates a saturated link's `p+` sits just above 0
@@ -55,7 +55,7 @@
 //!   the choice made no difference. A later 200-case run with 0.02 found
 //!   one (30 and 10 Mb/s hops, 2 long flows, 2 cross flows on the first:
 //!   long flows at 4.28 instead of 5 Mb/s; 4.99 with 0.05).
-//! - [INFERRED] two losses within `p_tolerance` of each other are told
+//! - \[INFERRED\] two losses within `p_tolerance` of each other are told
 //!   apart by the share too (smaller `g` wins; on a full tie the upstream
 //!   stamp stays), not only at zero: two underutilised links that carry
 //!   the same flows have losses that differ by per-interval packet noise,
@@ -70,7 +70,7 @@
 //!   the upstream stamp kept instead, E6.2's long flow took R1 (400 Mb/s,
 //!   load 0.0003) over R2 (100 Mb/s, load 0.001) at start-up, ramped on
 //!   R1's 745-Mb/s share and overflowed R2 (401 drops instead of 53).
-//! - [INFERRED] the flow's current bottleneck (`R_T`) keeps the stamp
+//! - \[INFERRED\] the flow's current bottleneck (`R_T`) keeps the stamp
 //!   against a router that is not overloaded (`p <= p_tolerance`) and
 //!   whose finite share is larger than the current one's, whatever the
 //!   two losses: the flow already gets less than that router's responsive
@@ -90,7 +90,7 @@
 //!   share (1.80 Mb/s) without a drop. A router without responsive flows
 //!   (`g = +inf`) has no share to compare and does not trigger the rule:
 //!   with it, R1 kept E6.2's long flow at a 166 Mb/s share while R2
-//!   overflowed. [INFERRED] It does when it is clearly underloaded
+//!   overflowed. \[INFERRED\] It does when it is clearly underloaded
 //!   (`p < -p_tolerance`): such a router is nobody's bottleneck and has
 //!   nothing to offer the flow. Without it one flow over two equal 20 Mb/s
 //!   hops with proposals went on switching: the upstream hop, a few

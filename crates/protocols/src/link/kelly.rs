@@ -4,9 +4,9 @@
 //! path (the Johari-Tan form), unlike MKC's maximum.
 //!
 //! Provenance (spec `seed-002-zhang.md` §2.2):
-//! - [PAPER] the "negative loss" price `p = (x - C)/x` of eq. 53, allowed to
+//! - \[PAPER\] the "negative loss" price `p = (x - C)/x` of eq. 53, allowed to
 //!   go negative; `mu_j(n) = p_j(sum of the rates arriving at j)`.
-//! - [INFERRED] the price is measured like EMKC's (a byte count over an
+//! - \[INFERRED\] the price is measured like EMKC's (a byte count over an
 //!   interval, [`super::emkc`]) so that both controllers meet the same
 //!   router; the interval (default 10 ms) adds up to one interval of
 //!   feedback delay, which counts in the delay D of the stability condition.

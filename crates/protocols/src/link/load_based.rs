@@ -2,7 +2,7 @@
 //! utilisation measured over an interval.
 //!
 //! Provenance:
-//! - [PAPER] seed 001 (WTP/MulTCP), Sec. 4.3; spec `seed-001-wtp-multcp.md` §2.9:
+//! - \[PAPER\] seed 001 (WTP/MulTCP), Sec. 4.3; spec `seed-001-wtp-multcp.md` §2.9:
 //!   `p(rho) = 0` for `rho <= rho0`, `min(alpha (rho - rho0), 1)` above, with
 //!   `rho` the average utilisation over an interval `t_avg`. Presets (spec §2.9
 //!   table): LB-A = (0.5 s, 0.6, 0.71), LB-B = (0.5 s, 0.7, 2).

@@ -3,7 +3,7 @@
 //! about one propagation delay, estimated as `d - Q_inst / C` for the average
 //! RTT `d`.
 //!
-//! [INFERRED] (spec seed-003 §2.4): a running minimum of the backlog (bytes)
+//! \[INFERRED\] (spec seed-003 §2.4): a running minimum of the backlog (bytes)
 //! found by arrivals, restarted every `max(2 ms, d - Q_inst/C)` (the 2 ms floor
 //! follows XCP's ns-2 practice); the value read at a control tick is that
 //! minimum (the current backlog if nothing arrived since the restart).

@@ -7,7 +7,7 @@
 //! 4.2.4-4.2.5 and Sec. 5.2.1 eqs. 5.2.3-5.2.5 (spec `seed-000-zimmermann.md`
 //! §2.3.2, §2.4), after Athuraliya & Low, "REM: active queue management",
 //! IEEE Network 15(3), 2001, and their ns-2 code (`queue/rem.cc`):
-//! - [PAPER] PC1 `lambda(t+1) = [lambda(t) + gamma (yhat(t) - c)]^+`;
+//! - \[PAPER\] PC1 `lambda(t+1) = [lambda(t) + gamma (yhat(t) - c)]^+`;
 //!   PC2 `lambda(t) = [gamma (b(t) - b0)]^+`;
 //!   PC3 `lambda(t+1) = [lambda(t) + gamma (alpha (b(t) - b0) + yhat(t) - c)]^+`,
 //!   with `b` the instantaneous queue in packets, `b0` the target queue,

@@ -4,7 +4,7 @@
 //! into departing packets as `min(H_feedback, p)`, with a congestion bit.
 //!
 //! Provenance (spec `seed-003-lestas.md`):
-//! - [PAPER] §2.4: control period = average carried RTT `d(k)`, re-estimated at
+//! - \[PAPER\] §2.4: control period = average carried RTT `d(k)`, re-estimated at
 //!   every tick (initial 0.05 s); input rate `y(k)` = bytes entering the queue
 //!   over the period; persistent queue = minimum queue seen by arrivals during
 //!   the last propagation delay, estimated as `d - Q_inst/C`; the law (5)
@@ -14,13 +14,13 @@
 //!   departure `H_feedback = min(H_feedback, p)` and the congestion bit is set
 //!   when `y > 0.95 C`. All rates in bytes/s and queues in bytes, as §2.4 and
 //!   §7 insist (the estimator's `1 + p^2` makes the unit matter).
-//! - [INFERRED] §2.4: `d(k)` is the mean of the `H_rtt > 0` values carried by
+//! - \[INFERRED\] §2.4: `d(k)` is the mean of the `H_rtt > 0` values carried by
 //!   the packets that arrived in the period (the previous `d` if none); `y(k)`
 //!   divides by the period actually elapsed; the congestion test uses the last
 //!   `y(k)`; the congestion bit is sticky (OR along the path).
-//! - [INFERRED] §2.4: the persistent queue is [`PersistentQueue`]'s running
+//! - \[INFERRED\] §2.4: the persistent queue is [`PersistentQueue`]'s running
 //!   minimum of the backlog over `max(2 ms, d - Q_inst/C)`.
-//! - [INFERRED] §2.4: before the first tick `p` comes from (5) with `q = 0`,
+//! - \[INFERRED\] §2.4: before the first tick `p` comes from (5) with `q = 0`,
 //!   `d = 0.05 s`, `N = 10`; the first estimator step uses `p(-1) = p(0)` and
 //!   `q(-1) = 0`.
 //! - Only data packets are stamped and only their `H_rtt` is averaged; an ACK

@@ -9,10 +9,10 @@
 //!   `R <- R [1 + (T/d) (alpha (C - y) - beta q/d) / C]`, `T` the interval just
 //!   ended, `d` the links' moving-average RTT, `y` the input rate over `T`,
 //!   `q` the queue (bytes); alpha 0.4, beta 1.0.
-//! - [PAPER] the control interval is `min(d, 10 ms)` (the T5 description).
-//! - [PAPER] D_max variant (`rtt = "max"`): `d` is the largest RTT the
+//! - \[PAPER\] the control interval is `min(d, 10 ms)` (the T5 description).
+//! - \[PAPER\] D_max variant (`rtt = "max"`): `d` is the largest RTT the
 //!   interval's packets carry, as for XCP.
-//! - [EXTERNAL] ns-2's RCP queue (the code seed 002 ran), for what the
+//! - \[EXTERNAL\] ns-2's RCP queue (the code seed 002 ran), for what the
 //!   dissertation leaves open: `q` is the instantaneous backlog at the tick;
 //!   `y` counts every byte offered to the queue (dropped ones too); `d` is an
 //!   EWMA of each interval's byte-weighted mean carried RTT `m`, with gain
@@ -21,7 +21,7 @@
 //!   `R` is clipped to `[min_pkts_per_rtt pkt_size / d, gamma C]` with the
 //!   target utilisation gamma = 1 (and `C` in the law replaced by `gamma C`);
 //!   the initial rate is `init_rate C`.
-//! - [INFERRED] `init_rate` = 0.05 (the value ns-2's RCP source carries for
+//! - \[INFERRED\] `init_rate` = 0.05 (the value ns-2's RCP source carries for
 //!   it, commented out; the dissertation gives none) and `min_pkts_per_rtt` =
 //!   1 packet of `pkt_size` = 1000 B; the first tick comes one interval after
 //!   the start (ns-2 draws it at random around the interval, to desynchronise

@@ -1,7 +1,7 @@
 //! RED (Random Early Detection) with the gentle variant, marking or dropping.
 //!
 //! Provenance:
-//! - [PAPER] seed 001 (WTP/MulTCP), Sec. 4.1; spec `seed-001-wtp-multcp.md` §2.7:
+//! - \[PAPER\] seed 001 (WTP/MulTCP), Sec. 4.1; spec `seed-001-wtp-multcp.md` §2.7:
 //!   probability piecewise linear in the EWMA average queue `avg` (weight `w_q`):
 //!   0 below `min_th`, linear 0..`max_p` on [`min_th`, `max_th`), and with the
 //!   gentle variant linear `max_p`..1 on [`max_th`, 2 `max_th`). The paper marks
@@ -9,7 +9,7 @@
 //!   is exceeded (`mode = "mark"` with `limit`, the physical buffer set large).
 //! - Parameter presets (spec §2.7 table): A = (5, 15, 0.1, 0.002), the ns-2
 //!   defaults; B = (2, 6, 0.1, 0.02); C = (3, 9, 0.95, 0.002); all in packets.
-//! - [EXTERNAL] ns-2 `REDQueue::enque` (red.cc): the average is updated on arrivals
+//! - \[EXTERNAL\] ns-2 `REDQueue::enque` (red.cc): the average is updated on arrivals
 //!   only, with the queue found by the arriving packet (itself excluded); after an
 //!   idle period it first decays `m = floor(ptc * idle_time)` times, with
 //!   `ptc = C_bits / (8 * mean_pktsize)` and ns-2's default `mean_pktsize_ = 500`
@@ -20,8 +20,8 @@
 //!   `count` is `floor(count_bytes / mean_pktsize)` and the probability is scaled
 //!   by `size / mean_pktsize`; the forced region is `avg >= 2 max_th` (gentle) or
 //!   `avg >= max_th` (not gentle); the limit rule is `qlen >= qlim`.
-//! - [EXTERNAL] ns-2 marks when `u <= p` for `u` uniform in [0, 1).
-//! - [EXTERNAL] ns-2 `mark_p_` (red.cc `drop_early`, since ns-2.1b9a, April
+//! - \[EXTERNAL\] ns-2 marks when `u <= p` for `u` uniform in [0, 1).
+//! - \[EXTERNAL\] ns-2 `mark_p_` (red.cc `drop_early`, since ns-2.1b9a, April
 //!   2002; default 0.1 there): with ECN a selected ECN-capable packet is marked
 //!   only while the unmodified probability `p_b` is at most `mark_p`, and dropped
 //!   above it; forced selections drop. With ns-2's `max_p` = `mark_p` = 0.1 and

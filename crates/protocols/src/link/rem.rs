@@ -14,7 +14,7 @@
 //!   the path's unmarked probability per bit is the product over its links.
 //! - [PAPER, Sec. 4.2.3] `feedback = "explicit"` (EPF): the link adds its
 //!   price to the header's price at full precision; the path carries the sum.
-//! - [PAPER] the defaults are the double-bottleneck values (E1, Table 4.3.1,
+//! - \[PAPER\] the defaults are the double-bottleneck values (E1, Table 4.3.1,
 //!   Sec. 5.2.2): PC3, gamma 0.001, alpha 0.1, b0 2 packets, T 1 ms, delta 0.9.
 //! - INFERRED (the thesis does not say where REM marks): marking and
 //!   stamping happen as the packet leaves the queue (`mark_at =

@@ -6,10 +6,10 @@
 //!
 //! Provenance: Zimmermann (2005), the seed-000 thesis, Sec. 5.4.2 eq. 5.4.1
 //! and Sec. 6.4 eq. 6.4.7 (spec `seed-000-zimmermann.md` §2.6, §2.8, §7.3):
-//! - [PAPER] `m = 1 - exp(-gamma [b - b0]^+)` on the instantaneous queue b in
+//! - \[PAPER\] `m = 1 - exp(-gamma [b - b0]^+)` on the instantaneous queue b in
 //!   packets (no average), for each packet *leaving* the queue ("to
 //!   decrease feedback time"), independently per packet.
-//! - [PAPER] gamma by default makes m = 0.99 at the maximum queue:
+//! - \[PAPER\] gamma by default makes m = 0.99 at the maximum queue:
 //!   `gamma = ln(100) / (q_max - b0)`; q_max is the buffer in packets.
 //! - [PAPER, E3/E4 Sec. 5.6.4] b0 = 30 packets (with q_max = 300, gamma =
 //!   0.017056): the only SBRM experiment that states b0; the default here.
@@ -18,7 +18,7 @@
 //!   "pc2"` (the default) is eq. 5.4.1 itself. For PC1 and PC3 gamma is a
 //!   step per packet per interval, so its default is REM's 0.001 (E1, Sec.
 //!   5.2.2), not the queue rule's; alpha, delta, interval and mean_pkt_size
-//!   default as for `rem` ([Ham01]'s values are not in the thesis).
+//!   default as for `rem` (\[Ham01\]'s values are not in the thesis).
 //! - INFERRED: b does not count the leaving packet: it is the queue behind
 //!   it, without the packet in transmission (`LinkView::backlog_pkts` at
 //!   departure), so a packet that leaves b0 packets behind is never marked.

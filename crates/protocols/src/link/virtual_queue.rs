@@ -1,19 +1,19 @@
 //! Virtual-queue marking (Gibbens-Kelly style), busy-period variant.
 //!
 //! Provenance:
-//! - [PAPER] seed 001 (WTP/MulTCP), Sec. 4.2; spec `seed-001-wtp-multcp.md` §2.8 and
+//! - \[PAPER\] seed 001 (WTP/MulTCP), Sec. 4.2; spec `seed-001-wtp-multcp.md` §2.8 and
 //!   §7.5: a virtual buffer of size theta*B served at rate theta*C, where C is the
 //!   link capacity and B the link's buffer or a value for a target delay. Every
 //!   packet arriving from a virtual overflow (the overflowing packet included)
 //!   until the virtual queue first becomes empty is marked; overflowing packets
 //!   are not added to the virtual queue. theta = 0.95 in every stated experiment.
-//! - [PAPER, footnote 2] The variant of the paper's Ref. [12], marking only the
+//! - [PAPER, footnote 2] The variant of the paper's Ref. \[12\], marking only the
 //!   packet that overflows the virtual queue (`variant = "overflow"`).
 //! - INFERRED (spec §2.8 pseudocode): a fluid virtual queue in bytes, drained
 //!   continuously between arrivals and updated at the arrival instants of the
 //!   real queue; "first becomes empty" is tested at the next arrival as
 //!   `drained >= vq`, so an arrival at the exact emptying instant is not marked.
-//! - [PAPER] seed 000 (Zimmermann 2005), Sec. 5.1.1 (VQM, after Gibbens &
+//! - \[PAPER\] seed 000 (Zimmermann 2005), Sec. 5.1.1 (VQM, after Gibbens &
 //!   Kelly 1999); spec `seed-000-zimmermann.md` §2.5: "if this virtual queue
 //!   exceeds its capacity, all packets in the real queue are marked until the
 //!   virtual queue becomes empty", with f_scale = virtual/actual service rate
@@ -30,7 +30,7 @@
 //!   is kept as a byte position in the FIFO (cumulative bytes enqueued up to
 //!   the last packet of the period), so no per-packet state is stored; an
 //!   arrival the buffer will tail-drop is not counted in it.
-//! - [PAPER] seed 000, Table 5.4.2 row 23, "Direct Window Update, VQM, n
+//! - \[PAPER\] seed 000, Table 5.4.2 row 23, "Direct Window Update, VQM, n
 //!   Bit", which the thesis does not explain. INFERRED (this file's
 //!   reading, `feedback = "explicit"`): Sec. 5.1.1 says VQM's single bit
 //!   makes the path price the *maximum* of the links' 0/1 prices (eq.
@@ -60,7 +60,7 @@ pub enum VqVariant {
     /// Every packet from a virtual overflow until the virtual queue empties (the paper's).
     #[default]
     BusyPeriod,
-    /// Only packets that overflow the virtual queue (the paper's Ref. [12]).
+    /// Only packets that overflow the virtual queue (the paper's Ref. \[12\]).
     Overflow,
     /// Every packet in the real queue from a virtual overflow until the
     /// virtual queue empties, marked as it leaves (seed 000's VQM).

@@ -2,7 +2,7 @@
 //! a baseline: an efficiency controller and a fairness controller per output
 //! queue, run once per control interval, and per-packet window feedback.
 //!
-//! Provenance (spec `seed-002-zhang.md` §2.6, all [EXTERNAL]: the standard XCP
+//! Provenance (spec `seed-002-zhang.md` §2.6, all \[EXTERNAL\]: the standard XCP
 //! equations the dissertation does not restate):
 //! - control interval = the average RTT `d` carried by the packets (or, with
 //!   `rtt = "max"`, the largest: the dissertation's D_max variant);
@@ -15,7 +15,7 @@
 //!   the interval; each data packet departing in the next interval gets
 //!   `H = xi_p rtt^2 s / cwnd - xi_n rtt s` and the header keeps the minimum
 //!   along the path.
-//! - [EXTERNAL] ns-2's XCP queue (`xcpq.cc`: Katabi's 2002 code, which the
+//! - \[EXTERNAL\] ns-2's XCP queue (`xcpq.cc`: Katabi's 2002 code, which the
 //!   dissertation ran, and ISI's 2004 rewrite of it, ns-2.35's), for what the
 //!   equations leave open:
 //!   - the average RTT weights each packet by `s_i rtt_i / cwnd_i` (`s / throughput`
@@ -37,10 +37,10 @@
 //!     absent from the sums its coefficients came from, takes several times the
 //!     interval's spare bandwidth. When a packet already carries a smaller
 //!     value from upstream, the router counts the difference as negative
-//!     feedback, as the code does ([INFERRED]: positive feedback counted
+//!     feedback, as the code does (\[INFERRED\]: positive feedback counted
 //!     against the residue is clamped at 0, where the code would let a
 //!     negative amount refill it).
-//! - [INFERRED] the previous `d` when no packet carried an RTT (initial 50 ms);
+//! - \[INFERRED\] the previous `d` when no packet carried an RTT (initial 50 ms);
 //!   the persistent queue is [`PersistentQueue`]. The code's random phase of
 //!   the first control timer is not reproduced.
 //! - Only data packets are read and stamped; ACKs carry their echo untouched.

@@ -3,13 +3,13 @@
 //! it needs.
 //!
 //! Provenance (spec `seed-004-damm-pcc.md` §2.13, thesis §6.5.1, Eq. 6.3):
-//! - [DOC] the code printed in the thesis: with `k = rtt · tcprate / psize`
+//! - \[DOC\] the code printed in the thesis: with `k = rtt · tcprate / psize`
 //!   packets per RTT at the estimated rate,
 //!   `loss = (1 - (1 - lossrate)^floor(k)) / k`, then `r_TCP` is recomputed
 //!   from `loss` with the same equation; one iteration only. `loss` replaces
 //!   the measured loss *event* rate by the loss event rate a CBR flow at
 //!   `r_TCP` would measure under random loss `lossrate` (Eq. 6.3).
-//! - [DOC] edge case kept as printed: `k < 1` gives `floor(k) = 0`, loss 0,
+//! - \[DOC\] edge case kept as printed: `k < 1` gives `floor(k) = 0`, loss 0,
 //!   and the equation's maximum rate (the caller's rate function decides what
 //!   `p = 0` means; PCC's is "unbounded").
 //! - INFERRED (unspecified, spec appendix): the packet loss rate `lossrate`

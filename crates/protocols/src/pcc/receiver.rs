@@ -3,7 +3,7 @@
 //!
 //! Provenance (spec `seed-004-damm-pcc.md` §2.1, §2.4, §2.11, §2.12, §2.14;
 //! thesis §4.6, §5.3, §5.4):
-//! - [DOC] RTT sample per data packet `t_rcv - echo - offset`, smoothed by an
+//! - \[DOC\] RTT sample per data packet `t_rcv - echo - offset`, smoothed by an
 //!   EWMA with weight `rtt_weight` (0.2) on the new sample; the first sample
 //!   initialises it (INFERRED, spec 2.12.1). The EWMA is kept across off
 //!   periods (unspecified; spec 2.4 requires only that the sample count
@@ -12,7 +12,7 @@
 //!   towards N_RTT only when its echo is new (one per control packet, so
 //!   about one per RTT), which is Table A.2's `T_RTT = N_RTT · RTT`; every
 //!   data packet still updates the EWMA, as the thesis says.
-//! - [DOC] loss events and the loss event rate come from TFRC's receiver
+//! - \[DOC\] loss events and the loss event rate come from TFRC's receiver
 //!   machinery ([`crate::tfrc`]): one event per RTT, Average Loss Interval
 //!   over `n_samples` (24) intervals with history discounting; the history
 //!   is reset at the start of every protected time (INFERRED, spec 2.4).

@@ -2,14 +2,14 @@
 //! receiver's control packets say.
 //!
 //! Provenance (spec `seed-004-damm-pcc.md` §2.1, §2.11; thesis §5.2-5.3):
-//! - [DOC] constant bit rate at r_NA from the start, no slow start; every
+//! - \[DOC\] constant bit rate at r_NA from the start, no slow start; every
 //!   data packet carries r_NA, the echo of the last control packet's
 //!   timestamp and the offset (time from that control packet's arrival to
 //!   this data packet's departure), and a sequence number.
 //! - [DOC §5.3.2, EXT ns-2 tfrc.cc] the inter-packet gap is
 //!   `s / r_NA · (2·overhead·U - overhead + 1)`, U uniform in [0, 1): uniform
 //!   in `[(1 - overhead), (1 + overhead)] × s / r_NA`, mean `s / r_NA`.
-//! - [DOC] a control packet with rate 0 stops the sender, one with rate ∞
+//! - \[DOC\] a control packet with rate 0 stops the sender, one with rate ∞
 //!   (any non-zero rate) lets it send; the no-feedback timer,
 //!   `no_feedback_rtts` (24) × the srtt the last control packet carried,
 //!   stops it when it expires. INFERRED (spec 2.11): the sender resumes on

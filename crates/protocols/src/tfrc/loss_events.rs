@@ -14,7 +14,7 @@
 //! - The average `ŝ = max(ŝ(1,n), ŝ(0,n-1))`: `ŝ(1,n)` weighs the closed
 //!   intervals `s_1..s_n` with `w_1..w_n`, `ŝ(0,n-1)` weighs the open interval
 //!   `s_0` and `s_1..s_{n-1}` with the same `w_1..w_n` (thesis: "only including
-//!   [s_0] if it is large enough so that this will increase the average";
+//!   \[s_0\] if it is large enough so that this will increase the average";
 //!   RFC 5348 section 5.4; ns-2 `smooth_ = 1`).
 //! - Fewer than n closed intervals: both sums run over the available
 //!   intervals with the same weights (thesis section 5.4, "implemented in both

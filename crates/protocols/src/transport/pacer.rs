@@ -14,7 +14,7 @@
 //!   paid at the old rate is kept and the rest is paid at the new one.
 //!   [`PacingMode::Announced`] is `Restart` except that a fall keeps the
 //!   pending departure: the packet after it carries the new gap.
-//!   [`PacingMode::Hold`] keeps it on a rise as well. [INFERRED] A
+//!   [`PacingMode::Hold`] keeps it on a rise as well. \[INFERRED\] A
 //!   JetMax packet carries the gap after it, `s / x` at send time, and routers
 //!   count flows as the sum of those gaps over an interval (eq. 148); under
 //!   `Restart` a fall from `x` to `x'` leaves `s (1/x' - 1/x)` of the flow's
