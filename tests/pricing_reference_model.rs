@@ -332,11 +332,39 @@ fn netsim(file: &str, rep: u32) -> Outcome {
         .sum();
     // Web pages completed in the run: 8 x mean size / mean time, as the
     // groups table's `page_throughput_bps`.
+    o.cwnd_sd = netsim_cwnd_sd(&out, &doc);
     o.pages = out.pages.len() as f64;
     let time: f64 = out.pages.iter().map(|p| p.completion_secs()).sum();
     let bytes: f64 = out.pages.iter().map(|p| p.bytes as f64).sum();
     o.page_throughput = 8.0 * bytes / time;
     o
+}
+
+/// Each flow group's sampled windows (`cwnd_bytes`, the run's series),
+/// pooled over its flows: their standard deviation in segments of the
+/// file's packet size (the model's unit), computed here from the samples
+/// and not by the analysis crate.
+fn netsim_cwnd_sd(out: &sim_core::RunOutput, doc: &toml::Table) -> Vec<f64> {
+    let mss = f64::from(
+        doc["flows"][0]["packet_size"]
+            .as_str()
+            .and_then(|s| s.strip_suffix('B'))
+            .and_then(|s| s.parse::<u32>().ok())
+            .expect("a packet size in bytes"),
+    );
+    let mut acc: Vec<Vec<f64>> = vec![Vec::new(); group_names(doc).len()];
+    for p in &out.series {
+        if let (sim_core::Subject::Flow(id), "cwnd_bytes") = (p.subject, p.metric) {
+            acc[out.flows[id.index()].group.index()].push(p.value / mss);
+        }
+    }
+    acc.iter()
+        .map(|x| {
+            let n = x.len() as f64;
+            let m = x.iter().sum::<f64>() / n;
+            (x.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / n).sqrt()
+        })
+        .collect()
 }
 
 /// The file's flow groups' names, in order.
@@ -863,32 +891,71 @@ fn e3_sbrm_one_way_is_the_models() {
 
 #[test]
 fn e3_tcprm_red_utilisation_is_the_models_and_misses_table_5_6_2() {
-    // Two-way: RED drops the ACKs it selects (they are not ECN-capable) and
-    // senders time out; both models do, and agree.
-    let u = compare(E3_TCPRM_RED, 10).utilisation;
-    // Table 5.6.2: TCP/RM over RED 92 %; the file's check allows 2 points.
-    // The model as specified keeps the link busier.
-    assert!(u[0] > 0.92 + 0.02, "reference {}", u[0]);
+    // (The two-way file is compared in `e3_red_two_way_is_the_models`.)
     // One-way (the other reading of "bidirectional"): busier still.
     let u = compare(E3_TCPRM_RED_ONEWAY, 8).utilisation;
     assert!(u[0] > 0.92 + 0.02, "reference {}", u[0]);
 }
 
 #[test]
-fn e3_newreno_ecn_red_two_way_is_the_models() {
-    // NewReno-ECN over RED two-way (ns-2 is its other reference,
-    // tests/ns2_e3_reference.rs): RED drops the ACKs it selects, and the
-    // stretch ACKs after a loss count all their bytes in congestion
-    // avoidance (cc/newreno.rs's header); the model first grew 1 / cwnd per
-    // ACK and timed out and marked less (marking t -6.4, which fails).
-    let m = compare(E3_NEWRENO_RED, 10);
-    // The file's utilisation check (89 %, 2 points) is a documented
-    // deviation; the model misses it the same way.
+fn e3_red_two_way_is_the_models() {
+    // Two-way, RED drops the ACKs it selects (they are not ECN-capable) and
+    // senders time out; both models do, and agree.
+    // TCP/RM over RED: Table 5.6.2's 92 %, the file's check allowing 2
+    // points; the model as specified keeps the link busier.
+    let (tcprm, tcprm_ref, tcprm_net) = compare_runs(E3_TCPRM_RED, 10);
     assert!(
-        m.utilisation[0] < 0.89 - 0.02,
+        tcprm.utilisation[0] > 0.92 + 0.02,
         "reference {}",
-        m.utilisation[0]
+        tcprm.utilisation[0]
     );
+    // NewReno-ECN over RED (ns-2 is its other reference,
+    // tests/ns2_e3_reference.rs): the stretch ACKs after a loss count all
+    // their bytes in congestion avoidance (cc/newreno.rs's header); the
+    // model first grew 1 / cwnd per ACK and timed out and marked less
+    // (marking t -6.4, which fails). The file's utilisation check (89 %, 2
+    // points) is a documented deviation; the model misses it the same way.
+    let (newreno, nr_ref, nr_net) = compare_runs(E3_NEWRENO_RED, 10);
+    assert!(
+        newreno.utilisation[0] < 0.89 - 0.02,
+        "reference {}",
+        newreno.utilisation[0]
+    );
+    // The spread of the windows on the paths Fig. 5.6.6 shows (S1-S4,
+    // S3-S6: groups 0 and 2), both sides' runs, and the ratio TCP/RM /
+    // NewReno-ECN the TCP/RM file checks (replication k against k).
+    for (g, path) in [(0, "S1-S4"), (2, "S3-S6")] {
+        let sd = |v: &[Outcome]| v.iter().map(|o| o.cwnd_sd[g]).collect::<Vec<_>>();
+        same_mean(
+            &format!("TCP/RM {path} window sd"),
+            &sd(&tcprm_ref),
+            &sd(&tcprm_net),
+        );
+        same_mean(
+            &format!("NewReno-ECN {path} window sd"),
+            &sd(&nr_ref),
+            &sd(&nr_net),
+        );
+        let ratio = |a: &[Outcome], b: &[Outcome]| {
+            let r: Vec<f64> = sd(a).iter().zip(sd(b)).map(|(x, y)| x / y).collect();
+            let s = Summary::new(&r);
+            (s.mean, s.sd, r)
+        };
+        let (rm, rs, rr) = ratio(&tcprm_ref, &nr_ref);
+        let (nm, ns, nr) = ratio(&tcprm_net, &nr_net);
+        eprintln!("{path} window sd ratio: reference {rm:.3} sd {rs:.3} {rr:.2?}; netsim {nm:.3} sd {ns:.3} {nr:.2?}");
+        // The thesis: "the histogram of the congestion windows is narrower
+        // in the case of TCP/RM". On S1-S4 both sides give it (0.71 each,
+        // 2026-11-29); on S3-S6 neither does (reference 1.29, netsim 1.39:
+        // in some runs the 20-ms path's flows time out when RED drops
+        // their ACKs and S3-S6's windows grow to take its share): the
+        // file's miss there is the model's as the spec gives it.
+        if g == 0 {
+            assert!(rm < 1.0, "reference {path} ratio {rm}");
+        } else {
+            assert!(rm > 1.0, "reference {path} ratio {rm}");
+        }
+    }
 }
 
 /// Point `i` (from 0) of a `combine = "zip"` sweep file whose values are

@@ -38,6 +38,12 @@ pub struct Outcome {
     /// The first measured link's utilisation and mean backlog (packets
     /// waiting, time average) in each 20-s window of the run.
     pub windows: Vec<[f64; 2]>,
+    /// Each flow group's congestion windows sampled every
+    /// `run.sample_interval` when the file samples `flow_window` (every
+    /// active flow at each multiple of the interval, pooled over the
+    /// group's flows): their standard deviation, segments (NaN without
+    /// samples).
+    pub cwnd_sd: Vec<f64>,
 }
 
 /// The length of [`Outcome::windows`]' windows (the thesis's per-20-s
@@ -478,9 +484,41 @@ struct Model {
     /// Pages completed before the end: count, summed time (s), summed bytes.
     pages: [f64; 3],
     ecn_waits: u64,
+    /// The window-sampling interval (`flow_window` in the file's series),
+    /// the sampling instants taken so far, and each group's pooled samples
+    /// (count, mean, sum of squared deviations).
+    window_every: Option<Ps>,
+    window_instants: u64,
+    cwnd: Vec<[f64; 3]>,
 }
 
 impl Model {
+    /// Sample every active flow's window at each multiple of
+    /// `window_every` up to `now` (before the events at `now`).
+    fn sample_windows_until(&mut self, now: Ps) {
+        let Some(dt) = self.window_every else {
+            return;
+        };
+        while (self.window_instants + 1) * dt <= now.min(self.end) {
+            let t = (self.window_instants + 1) * dt;
+            for f in &self.flows {
+                let ended = f.done || f.stop.is_some_and(|s| s < t);
+                if f.start > t || ended {
+                    continue;
+                }
+                if self.cwnd.len() <= f.group {
+                    self.cwnd.resize(f.group + 1, [0.0; 3]);
+                }
+                let c = &mut self.cwnd[f.group];
+                c[0] += 1.0;
+                let d = f.cwnd - c[1];
+                c[1] += d / c[0];
+                c[2] += d * (f.cwnd - c[1]);
+            }
+            self.window_instants += 1;
+        }
+    }
+
     /// Close the windows that end at or before `now`.
     fn snap_until(&mut self, now: Ps) {
         let l = self.measure[0];
@@ -1026,6 +1064,7 @@ impl Model {
                 break;
             }
             self.snap_until(now);
+            self.sample_windows_until(now);
             match e {
                 // A flow's start, or the end of its ECN wait.
                 Ev::Start(f) => self.send(f, now),
@@ -1141,6 +1180,7 @@ impl Model {
         }
         let end = self.end;
         self.snap_until(end);
+        self.sample_windows_until(end);
         for l in 0..self.links.len() {
             self.note(l, end);
         }
@@ -1178,6 +1218,17 @@ impl Model {
         o.drops = (self.red_drops + self.dropped) as f64;
         o.retx = self.retx as f64;
         o.ecn_waits = self.ecn_waits as f64;
+        o.cwnd_sd = self
+            .cwnd
+            .iter()
+            .map(|c| {
+                if c[0] > 0.0 {
+                    (c[2] / c[0]).sqrt()
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
         let [n, time, bytes] = self.pages;
         o.pages = n;
         o.page_throughput = 8.0 * (bytes / n) / (time / n);
@@ -1689,8 +1740,22 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         web_rng,
         pages: [0.0; 3],
         ecn_waits: 0,
+        window_every: samples_windows(doc).then(|| ps(secs(&doc["run"]["sample_interval"]))),
+        window_instants: 0,
+        cwnd: Vec::new(),
     };
     m.run()
+}
+
+/// Whether the file samples the flows' windows (`flow_window` in
+/// `run.series`, with a `run.sample_interval`).
+fn samples_windows(doc: &toml::Table) -> bool {
+    let run = &doc["run"];
+    run.get("sample_interval").is_some()
+        && run
+            .get("series")
+            .and_then(|s| s.as_array())
+            .is_some_and(|s| s.iter().any(|x| x.as_str() == Some("flow_window")))
 }
 
 /// The four bases of a file's 4-bit code, ln(phi_i).
