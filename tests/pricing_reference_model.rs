@@ -311,6 +311,7 @@ fn netsim(file: &str, rep: u32) -> Outcome {
         let l = out.links.iter().find(|l| &l.name == n).unwrap();
         o.utilisation[i] = l.utilisation();
         o.backlog[i] = l.backlog_mean_pkts();
+        o.backlog_sd[i] = l.backlog_sd_pkts();
         o.mark_prob[i] = l.mark_prob();
         o.qdelay[i] = l.qdelay_mean_secs();
     }
@@ -457,6 +458,7 @@ fn links_same_mean(
         };
         means.0[i] = same("utilisation", |o, i| o.utilisation[i]);
         means.1[i] = same("backlog", |o, i| o.backlog[i]);
+        same("backlog sd", |o, i| o.backlog_sd[i]);
         means.2[i] = same("mark_prob", |o, i| o.mark_prob[i]);
     }
     means

@@ -12,6 +12,8 @@ use super::shared::{as_secs, bps, bytes, default_ack_bytes, ps, secs, Events, Ps
 pub struct Outcome {
     pub utilisation: [f64; 2],
     pub backlog: [f64; 2],
+    /// The standard deviation of the packets waiting (time-weighted).
+    pub backlog_sd: [f64; 2],
     pub mark_prob: [f64; 2],
     /// Mean time in the queue of the packets that started transmission, s.
     pub qdelay: [f64; 2],
@@ -68,6 +70,8 @@ struct Link {
     arrived: u64,
     marked: u64,
     area: f64,
+    /// The same for the squared waiting count (the backlog's spread).
+    area2: f64,
     last: Ps,
 }
 
@@ -534,7 +538,9 @@ impl Model {
         let k = &mut self.links[l];
         let t = now.min(self.end);
         if t > k.last {
-            k.area += k.queue.len() as f64 * (t - k.last) as f64;
+            let q = k.queue.len() as f64;
+            k.area += q * (t - k.last) as f64;
+            k.area2 += q * q * (t - k.last) as f64;
             k.last = t;
         }
     }
@@ -1199,6 +1205,9 @@ impl Model {
             let k = &self.links[l];
             o.utilisation[i] = k.departed * 8.0 / (k.bps * secs);
             o.backlog[i] = k.area / self.end as f64;
+            o.backlog_sd[i] = (k.area2 / self.end as f64 - o.backlog[i].powi(2))
+                .max(0.0)
+                .sqrt();
             o.mark_prob[i] = k.marked as f64 / k.arrived as f64;
             o.qdelay[i] = k.waited / k.sent as f64 / 1e12;
         }
@@ -1465,6 +1474,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                 arrived: 0,
                 marked: 0,
                 area: 0.0,
+                area2: 0.0,
                 last: 0,
             }
         })
