@@ -32,7 +32,9 @@
 # default generator (RED's drops), 0 = ns-2's fixed default.
 # Prints both core links' utilisation, their drops and each path's mean
 # per-flow throughput (Mb/s, packets acknowledged; the base flows' only
-# with "dynamics"), then, from the queue trace of r1 -> r2 piped through
+# with "dynamics"), each base flow's packets acknowledged ("acks", flows 1-36
+# in order: paths I, II, III, each w = 100, 200, 400 by four; the Jain
+# index of identical flows), then, from the queue trace of r1 -> r2 piped through
 # r1-trace.awk (run from this folder), the packets marked there per 20 s
 # and in all.
 set qtype [lindex $argv 0]
@@ -100,6 +102,9 @@ proc finish {} {
   for {set i 12} {$i < 24} {incr i} { set b [expr $b + [$tcp($i) set ack_]] }
   for {set i 24} {$i < 36} {incr i} { set c [expr $c + [$tcp($i) set ack_]] }
   puts "u1 $u1 u2 $u2 drops [$m1 set pdrops_] [$m2 set pdrops_] pathI [expr $a*8000.0/12/$dur/1e6] pathII [expr $b*8000.0/12/$dur/1e6] pathIII [expr $c*8000.0/12/$dur/1e6]"
+  set acks {}
+  for {set i 0} {$i < 36} {incr i} { lappend acks [$tcp($i) set ack_] }
+  puts "acks $acks"
   close $tf
   exit 0
 }
