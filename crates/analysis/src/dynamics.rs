@@ -1,6 +1,8 @@
 //! Transient metrics of a flow group, from its flows' sampled throughput (the
 //! `flow_rate` series): how long the group takes to settle after its last
-//! member joins, and by how much its rate overshoots on the way.
+//! member joins, and by how much its rate overshoots on the way; also its
+//! sending rate ([`group_send_rate`]), the spread of its sampled windows
+//! ([`group_cwnd`]) and a link's sampled rates ([`link_series_stats`]).
 //!
 //! Definitions (for comparing explicit-rate protocols after a join, issue 5):
 //! - `x(t)`: at each sample time `t`, the mean over the group's flows sampled
@@ -194,7 +196,8 @@ pub fn group_cwnd(points: &[&SeriesPoint], run: &RunOutput) -> CwndSpread {
         if p.metric != "cwnd_bytes" || p.time <= window_start || !p.value.is_finite() {
             continue;
         }
-        // Welford: a group of 10^4 flows sampled every millisecond stays exact.
+        // Welford's update: stable over the millions of samples of a large
+        // group, where the sum of squares minus the squared sum would cancel.
         n += 1;
         let d = p.value - mean;
         mean += d / n as f64;
