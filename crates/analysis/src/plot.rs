@@ -543,6 +543,7 @@ pub fn plot_dir(dir: &Path, opts: &SeriesOptions) -> Result<Vec<PathBuf>, Analys
     Ok(out)
 }
 
+pub(crate) mod hist;
 pub mod series;
 pub(crate) mod style;
 

@@ -53,18 +53,18 @@ pub(crate) struct Sample<'a> {
 }
 
 /// One subject's samples, every replication.
-struct SubjectData {
-    name: String,
-    group: Option<String>,
+pub(super) struct SubjectData {
+    pub(super) name: String,
+    pub(super) group: Option<String>,
     /// `(replication, time, value)` in arrival order.
-    points: Vec<(u32, f64, f64)>,
+    pub(super) points: Vec<(u32, f64, f64)>,
 }
 
 /// One chart's subjects, before lines are chosen.
-struct ChartData {
-    kind: String,
-    metric: String,
-    subjects: Vec<SubjectData>,
+pub(super) struct ChartData {
+    pub(super) kind: String,
+    pub(super) metric: String,
+    pub(super) subjects: Vec<SubjectData>,
     index: HashMap<String, usize>,
 }
 
@@ -126,12 +126,19 @@ impl Collect {
         }
     }
 
-    /// The finished charts.
+    /// The finished charts: the time series, then the histograms of the
+    /// metrics that have one ([`super::hist`]).
     pub(crate) fn finish(self, opts: &SeriesOptions) -> Vec<SeriesChart> {
         let reps = self.reps.len();
+        let hists: Vec<SeriesChart> = self
+            .charts
+            .iter()
+            .filter_map(|c| super::hist::histogram(c, reps, opts))
+            .collect();
         self.charts
             .into_iter()
             .map(|c| chart(c, reps, opts))
+            .chain(hists)
             .filter(|c| c.lines.iter().any(|l| !l.points.is_empty()))
             .collect()
     }
@@ -144,22 +151,26 @@ pub(crate) struct Line {
     pub points: Vec<(f64, f64, f64, f64)>,
 }
 
-/// One time-series chart, ready to draw.
+/// One time-series chart, or a histogram drawn the same way, ready to draw.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct SeriesChart {
+    /// `"series"` (x: time) or `"hist"` (x: the value), the file's prefix.
+    pub prefix: &'static str,
     pub kind: String,
     pub metric: String,
     pub title: String,
+    pub xdesc: String,
     pub ydesc: String,
     pub lines: Vec<Line>,
     pub warmup_s: Option<f64>,
 }
 
 impl SeriesChart {
-    /// `series_<kind>_<metric>`.
+    /// `<prefix>_<kind>_<metric>`: `series_link_queue_pkts`.
     pub(crate) fn file_stem(&self) -> String {
         format!(
-            "series_{}_{}",
+            "{}_{}_{}",
+            self.prefix,
             super::safe(&self.kind),
             super::safe(&self.metric)
         )
@@ -167,7 +178,7 @@ impl SeriesChart {
 }
 
 /// The flow id in a subject name (`f12` -> 12), for ordering.
-fn flow_number(s: &str) -> u64 {
+pub(super) fn flow_number(s: &str) -> u64 {
     s.strip_prefix('f')
         .and_then(|n| n.parse().ok())
         .unwrap_or(u64::MAX)
@@ -220,7 +231,7 @@ fn merge(subjects: &[&SubjectData]) -> ByTime {
 }
 
 /// Words and unit for a series metric: `(name, axis description, scale)`.
-fn describe(kind: &str, metric: &str) -> (String, String, f64) {
+pub(super) fn describe(kind: &str, metric: &str) -> (String, String, f64) {
     let (name, unit, k) = match (kind, metric) {
         (_, "cwnd_bytes") => ("Congestion window", "kB", 1e-3),
         ("flow", "rate_bps") => ("Sending rate", "Mb/s", 1e-6),
@@ -301,27 +312,7 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
             }
         }
     } else {
-        // Links whose mean queue or rate is below 2 % of the busiest link's
-        // (a dumbbell's access links beside its bottleneck) would only draw a
-        // line along zero.
-        let peak = |s: &SubjectData| {
-            s.points.iter().map(|p| p.2).sum::<f64>() / s.points.len().max(1) as f64
-        };
-        let top = subjects.iter().map(|s| peak(s)).fold(0.0, f64::max);
-        let before = subjects.len();
-        subjects.retain(|s| peak(s) >= 0.02 * top);
-        hidden += before - subjects.len();
-        if subjects.len() > MAX_LINES {
-            // The busiest links by mean value.
-            let mean = |s: &SubjectData| {
-                s.points.iter().map(|p| p.2).sum::<f64>() / s.points.len().max(1) as f64
-            };
-            let mut order: Vec<usize> = (0..subjects.len()).collect();
-            order.sort_by(|&a, &b| mean(subjects[b]).total_cmp(&mean(subjects[a])));
-            let keep: BTreeSet<usize> = order.into_iter().take(MAX_LINES).collect();
-            hidden += subjects.len() - keep.len();
-            subjects = keep.into_iter().map(|i| subjects[i]).collect();
-        }
+        hidden += busiest_links(&mut subjects);
         for s in &subjects {
             lines.push(Line {
                 label: s.name.clone(),
@@ -351,13 +342,34 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
     }
     title.push_str(&format!(" — {}", notes.join("; ")));
     SeriesChart {
+        prefix: "series",
         kind: c.kind,
         metric: c.metric,
         title,
+        xdesc: "time (s)".to_string(),
         ydesc,
         lines,
         warmup_s: opts.warmup_s.filter(|w| *w > 0.0),
     }
+}
+
+/// Keep the links a chart draws, in their order: not those whose mean is
+/// below 2 % of the busiest link's (a dumbbell's access links beside its
+/// bottleneck would only draw a line along zero), and at most
+/// [`MAX_LINES`], the busiest by mean value. Returns how many it left out.
+pub(super) fn busiest_links(subjects: &mut Vec<&SubjectData>) -> usize {
+    let mean =
+        |s: &SubjectData| s.points.iter().map(|p| p.2).sum::<f64>() / s.points.len().max(1) as f64;
+    let top = subjects.iter().map(|s| mean(s)).fold(0.0, f64::max);
+    let before = subjects.len();
+    subjects.retain(|s| mean(s) >= 0.02 * top);
+    if subjects.len() > MAX_LINES {
+        let mut order: Vec<usize> = (0..subjects.len()).collect();
+        order.sort_by(|&a, &b| mean(subjects[b]).total_cmp(&mean(subjects[a])));
+        let keep: BTreeSet<usize> = order.into_iter().take(MAX_LINES).collect();
+        *subjects = keep.into_iter().map(|i| subjects[i]).collect();
+    }
+    before - subjects.len()
 }
 
 /// At most [`MAX_POINTS`] points. Without a band: the minimum and maximum of
@@ -481,7 +493,7 @@ impl Chart for SeriesChart {
         let fmt = |v: &f64| fmt_tick(*v);
         chart
             .configure_mesh()
-            .x_desc("time (s)")
+            .x_desc(self.xdesc.as_str())
             .y_desc(self.ydesc.as_str())
             .x_label_formatter(&fmt)
             .y_label_formatter(&fmt)

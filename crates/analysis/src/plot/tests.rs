@@ -56,10 +56,22 @@ fn series_charts_are_written_per_kind_and_metric() {
             "series_flow_cwnd_bytes.png",
             "series_flow_cwnd_bytes.svg",
             "series_link_queue_pkts.png",
-            "series_link_queue_pkts.svg"
+            "series_link_queue_pkts.svg",
+            "hist_flow_cwnd_bytes.png",
+            "hist_flow_cwnd_bytes.svg",
+            "hist_link_queue_pkts.png",
+            "hist_link_queue_pkts.svg"
         ]
     );
     check_files(&files);
+    // The histograms' axes: the value, and the share of samples.
+    let svg = std::fs::read_to_string(dir.path().join("hist_link_queue_pkts.svg")).unwrap();
+    assert!(svg.contains("Queue length (packets)"), "x axis");
+    assert!(svg.contains("share of samples (%)"), "y axis");
+    assert!(
+        svg.contains("Histogram of the queue length per link"),
+        "title"
+    );
 }
 
 #[test]
@@ -82,7 +94,7 @@ fn plot_dir_redraws_from_csv_tables() {
     let m = Metrics::new(&set);
     write_tables(dir.path(), &m, Format::Csv).unwrap();
     let files = plot_dir(dir.path(), &SeriesOptions::default()).unwrap();
-    assert_eq!(files.len(), 8);
+    assert_eq!(files.len(), 12);
     check_files(&files);
     let redrawn: Vec<Vec<u8>> = files.iter().map(|f| std::fs::read(f).unwrap()).collect();
     let again = plot_all(dir.path(), &m, &SeriesOptions::default()).unwrap();
