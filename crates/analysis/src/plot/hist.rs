@@ -35,17 +35,11 @@ pub(super) fn histogram(c: &ChartData, reps: usize, opts: &SeriesOptions) -> Opt
     };
     let (name, desc, k) = describe(&c.kind, &c.metric);
     let after = opts.warmup_s.unwrap_or(f64::NEG_INFINITY);
-    // Each line's label and its scaled samples.
-    let mut lines: Vec<(String, Vec<f64>)> = Vec::new();
+    // Each line's label and its subjects (a group's flows, or one link);
+    // the samples are read in place, twice (the range, then the bins), not
+    // copied.
+    let mut lines: Vec<(String, Vec<&SubjectData>)> = Vec::new();
     let mut hidden = 0usize;
-    let values = |members: &[&SubjectData]| -> Vec<f64> {
-        members
-            .iter()
-            .flat_map(|s| s.points.iter())
-            .filter(|p| p.1 > after)
-            .map(|p| p.2 * k)
-            .collect()
-    };
     if c.kind == "flow" {
         let mut subjects: Vec<&SubjectData> = c.subjects.iter().collect();
         subjects.sort_by_key(|s| flow_number(&s.name));
@@ -63,19 +57,19 @@ pub(super) fn histogram(c: &ChartData, reps: usize, opts: &SeriesOptions) -> Opt
                 1 => format!("{g} {}", members[0].name),
                 n => format!("{g} ({n} flows)"),
             };
-            lines.push((label, values(&members)));
+            lines.push((label, members));
         }
     } else {
         let mut subjects: Vec<&SubjectData> = c.subjects.iter().collect();
         hidden += busiest_links(&mut subjects);
         for s in subjects {
-            lines.push((s.name.clone(), values(&[s])));
+            lines.push((s.name.clone(), vec![s]));
         }
     }
-    lines.retain(|(_, v)| !v.is_empty());
+    lines.retain(|(_, m)| samples(m, after, k).next().is_some());
     let top = lines
         .iter()
-        .flat_map(|(_, v)| v.iter().copied())
+        .flat_map(|(_, m)| samples(m, after, k))
         .fold(0.0f64, f64::max);
     if lines.is_empty() || !top.is_finite() {
         return None;
@@ -83,9 +77,9 @@ pub(super) fn histogram(c: &ChartData, reps: usize, opts: &SeriesOptions) -> Opt
     let (bins, width) = bins(top, whole);
     let lines = lines
         .into_iter()
-        .map(|(label, v)| Line {
+        .map(|(label, m)| Line {
             label,
-            points: steps(&shares(&v, bins, width), width),
+            points: steps(&shares(samples(&m, after, k), bins, width), width),
         })
         .collect();
     let mut notes = vec![match (opts.replication, reps) {
@@ -121,6 +115,19 @@ pub(super) fn histogram(c: &ChartData, reps: usize, opts: &SeriesOptions) -> Opt
     })
 }
 
+/// The samples of `members` after time `after`, scaled by `k`, in place.
+fn samples<'a>(
+    members: &'a [&'a SubjectData],
+    after: f64,
+    k: f64,
+) -> impl Iterator<Item = f64> + 'a {
+    members
+        .iter()
+        .flat_map(|s| s.points.iter())
+        .filter(move |p| p.1 > after && p.2.is_finite())
+        .map(move |p| p.2 * k)
+}
+
 /// `(number of bins, bin width)` covering [0, `top`]: [`BINS`] equal bins,
 /// or for a whole-numbered quantity at most [`BINS`] bins a whole number
 /// wide (bin `i` holds the values from `i width` to below `(i + 1) width`,
@@ -137,13 +144,15 @@ pub(crate) fn bins(top: f64, whole: bool) -> (usize, f64) {
 }
 
 /// The share (%) of `values` in each of `bins` bins of `width` from 0.
-pub(crate) fn shares(values: &[f64], bins: usize, width: f64) -> Vec<f64> {
+pub(crate) fn shares(values: impl IntoIterator<Item = f64>, bins: usize, width: f64) -> Vec<f64> {
     let mut count = vec![0usize; bins];
-    for &v in values {
+    let mut n = 0usize;
+    for v in values {
         let i = ((v / width).floor().max(0.0) as usize).min(bins - 1);
         count[i] += 1;
+        n += 1;
     }
-    let n = values.len().max(1) as f64;
+    let n = n.max(1) as f64;
     count.iter().map(|&c| 100.0 * c as f64 / n).collect()
 }
 
@@ -172,7 +181,7 @@ mod tests {
         // Whole-packet bins for a queue of at most 10 packets: 11 bins of 1.
         let (n, w) = bins(10.0, true);
         assert_eq!((n, w), (11, 1.0));
-        let s = shares(&[0.0, 0.0, 3.0, 10.0], n, w);
+        let s = shares([0.0, 0.0, 3.0, 10.0], n, w);
         assert_eq!(s[0], 50.0);
         assert_eq!(s[3], 25.0);
         assert_eq!(s[10], 25.0);
@@ -182,7 +191,7 @@ mod tests {
         // A real quantity: 60 equal bins, the largest value in the last.
         let (n, w) = bins(6.0, false);
         assert_eq!((n, w), (BINS, 0.1));
-        let s = shares(&[6.0, 0.05], n, w);
+        let s = shares([6.0, 0.05], n, w);
         assert_eq!((s[0], s[BINS - 1]), (50.0, 50.0));
         // Nothing above zero: one bin.
         assert_eq!(bins(0.0, false), (1, 1.0));
