@@ -191,24 +191,39 @@ pub struct CwndSpread {
 /// samples.
 pub fn group_cwnd(points: &[&SeriesPoint], run: &RunOutput) -> CwndSpread {
     let window_start = run.end_secs - run.window_secs;
-    let (mut n, mut mean, mut m2) = (0u64, 0.0f64, 0.0f64);
+    let mut w = Running::default();
     for p in points {
-        if p.metric != "cwnd_bytes" || p.time <= window_start || !p.value.is_finite() {
-            continue;
+        if p.metric == "cwnd_bytes" && p.time > window_start && p.value.is_finite() {
+            w.push(p.value);
         }
-        // Welford's update: stable over the millions of samples of a large
-        // group, where the sum of squares minus the squared sum would cancel.
-        n += 1;
-        let d = p.value - mean;
-        mean += d / n as f64;
-        m2 += d * (p.value - mean);
-    }
-    if n == 0 {
-        return CwndSpread::default();
     }
     CwndSpread {
-        mean: Some(mean),
-        sd: Some((m2 / n as f64).sqrt()),
+        mean: (w.n > 0).then_some(w.mean),
+        sd: w.var().map(f64::sqrt),
+    }
+}
+
+/// A running mean and population variance (Welford's update: stable over
+/// the millions of samples of a large group or a long run, where the sum of
+/// squares minus the squared sum would cancel).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+struct Running {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Running {
+    fn push(&mut self, x: f64) {
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+    }
+
+    /// The population variance; `None` without samples.
+    fn var(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.m2 / self.n as f64)
     }
 }
 
@@ -223,11 +238,8 @@ pub struct LinkSeriesStats {
     /// per-interval loss of seed 002's Fig. 29 when the interval is RCP's
     /// 10 ms).
     pub loss: Option<f64>,
-    /// Samples of the departure rate in the measurement window, their mean
-    /// and sum of squared deviations (Welford).
-    n: u64,
-    mean: f64,
-    m2: f64,
+    /// The departure rate's samples in the measurement window.
+    rate: Running,
 }
 
 impl LinkSeriesStats {
@@ -235,14 +247,7 @@ impl LinkSeriesStats {
     /// in the window; `None` without samples. Over `C^2` it is the variance
     /// of the sampled utilisation (seed 002's Fig. 40: "< 10^-3").
     pub fn rate_var(&self) -> Option<f64> {
-        (self.n > 0).then(|| self.m2 / self.n as f64)
-    }
-
-    fn sample_rate(&mut self, x: f64) {
-        self.n += 1;
-        let d = x - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x - self.mean);
+        self.rate.var()
     }
 }
 
@@ -269,7 +274,7 @@ pub fn link_series_stats(run: &RunOutput) -> Vec<LinkSeriesStats> {
             "loss_frac" => &mut lp.loss,
             "rate_bps" => {
                 if p.time > window_start {
-                    lp.sample_rate(p.value);
+                    lp.rate.push(p.value);
                 }
                 continue;
             }
