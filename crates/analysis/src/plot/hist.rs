@@ -18,7 +18,7 @@
 //! time-weighted histogram is behind `backlog_sd_pkts` and
 //! `backlog_p99_pkts`.
 
-use super::series::{busiest_links, describe, flow_number, ChartData, Line, SeriesChart};
+use super::series::{busiest_links, by_group, describe, flow_number, ChartData, Line, SeriesChart};
 use super::series::{SeriesOptions, SubjectData, MAX_LINES};
 
 /// Bins per histogram (a queue in packets: at most this many, each a
@@ -43,14 +43,7 @@ pub(super) fn histogram(c: &ChartData, reps: usize, opts: &SeriesOptions) -> Opt
     if c.kind == "flow" {
         let mut subjects: Vec<&SubjectData> = c.subjects.iter().collect();
         subjects.sort_by_key(|s| flow_number(&s.name));
-        let mut groups: Vec<(String, Vec<&SubjectData>)> = Vec::new();
-        for s in subjects {
-            let g = s.group.clone().unwrap_or_else(|| s.name.clone());
-            match groups.iter_mut().find(|(n, _)| *n == g) {
-                Some((_, v)) => v.push(s),
-                None => groups.push((g, vec![s])),
-            }
-        }
+        let groups = by_group(&subjects);
         hidden = groups.iter().skip(MAX_LINES).map(|g| g.1.len()).sum();
         for (g, members) in groups.into_iter().take(MAX_LINES) {
             let label = match members.len() {

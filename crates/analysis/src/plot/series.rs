@@ -287,14 +287,7 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
             }
         } else {
             // One line per group, in order of the group's first flow.
-            let mut groups: Vec<(String, Vec<&SubjectData>)> = Vec::new();
-            for s in &subjects {
-                let g = s.group.clone().unwrap_or_default();
-                match groups.iter_mut().find(|(n, _)| *n == g) {
-                    Some((_, v)) => v.push(*s),
-                    None => groups.push((g, vec![*s])),
-                }
-            }
+            let groups = by_group(&subjects);
             hidden += groups
                 .iter()
                 .skip(MAX_LINES)
@@ -351,6 +344,20 @@ fn chart(c: ChartData, reps: usize, opts: &SeriesOptions) -> SeriesChart {
         lines,
         warmup_s: opts.warmup_s.filter(|w| *w > 0.0),
     }
+}
+
+/// Flows (in the order given) gathered by their group, the groups in the
+/// order of their first flow.
+pub(super) fn by_group<'a>(flows: &[&'a SubjectData]) -> Vec<(String, Vec<&'a SubjectData>)> {
+    let mut groups: Vec<(String, Vec<&SubjectData>)> = Vec::new();
+    for s in flows {
+        let g = s.group.clone().unwrap_or_default();
+        match groups.iter_mut().find(|(n, _)| *n == g) {
+            Some((_, v)) => v.push(*s),
+            None => groups.push((g, vec![*s])),
+        }
+    }
+    groups
 }
 
 /// Keep the links a chart draws, in their order: not those whose mean is
