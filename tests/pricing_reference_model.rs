@@ -262,7 +262,7 @@ use topology::Resolved;
 
 #[path = "common/reference.rs"]
 mod shared;
-use shared::{bps, ps, same_mean};
+use shared::{bps, bytes, ps, same_mean};
 
 #[path = "common/pricing_model.rs"]
 mod model;
@@ -346,13 +346,7 @@ fn netsim(file: &str, rep: u32) -> Outcome {
 /// file's packet size (the model's unit), computed here from the samples
 /// and not by the analysis crate.
 fn netsim_cwnd_sd(out: &sim_core::RunOutput, doc: &toml::Table) -> Vec<f64> {
-    let mss = f64::from(
-        doc["flows"][0]["packet_size"]
-            .as_str()
-            .and_then(|s| s.strip_suffix('B'))
-            .and_then(|s| s.parse::<u32>().ok())
-            .expect("a packet size in bytes"),
-    );
+    let mss = bytes(&doc["flows"][0]["packet_size"]);
     let mut acc: Vec<Vec<f64>> = vec![Vec::new(); group_names(doc).len()];
     for p in &out.series {
         if let (sim_core::Subject::Flow(id), "cwnd_bytes") = (p.subject, p.metric) {
