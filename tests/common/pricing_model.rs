@@ -30,6 +30,10 @@ pub struct Outcome {
     /// Loss recoveries entered on duplicate ACKs: always 0 in the model,
     /// which has none (a loss waits for the timer); netsim's count.
     pub fast_retransmits: f64,
+    /// The model's stand-in for them: the times a flow's third duplicate
+    /// ACK in a row arrived while data was outstanding (where NewReno's
+    /// fast retransmit would start; RFC 6582). Not filled for netsim.
+    pub triple_dupacks: f64,
     /// RFC 3168's waits of one RTO (`tcp.ecn_rto_wait`).
     pub ecn_waits: f64,
     /// Web pages completed, and 8 x their mean size / their mean time
@@ -120,6 +124,11 @@ enum Marker {
         bytes_in: f64,
         feedback: Feedback,
     },
+    /// REM's PC2 with 1-bit feedback (Table 5.4.2's rows 8-14; the rule
+    /// link/price_law.rs's header documents): no timer, the price of each
+    /// data packet leaving is [gamma (b - b0)]^+ with b the packets waiting
+    /// behind it, and it is marked CE with probability 1 - phi^-price.
+    Pc2 { gamma: f64, b0: f64, ln_phi: f64 },
     /// RED as ns-2's REDQueue (the conventions link/red.rs's header
     /// documents: its header, not its code), in packets: on each arrival the
     /// average takes the packets waiting (the arriving one not counted),
@@ -253,6 +262,10 @@ struct Flow {
     /// to send when the last timeout was detected) are not taken.
     discard_below: u64,
     timeouts: u64,
+    /// Duplicate ACKs in a row since `una` last advanced, and the times the
+    /// run reached three ([`Outcome::triple_dupacks`]).
+    dup_run: u32,
+    triple_dupacks: u64,
     /// Bytes to send: a web object's size, infinite for a long-lived flow.
     size: f64,
     /// The web session whose object this is.
@@ -559,6 +572,9 @@ impl Model {
                 Marker::Sbrm { gamma, b0 } => {
                     behind > b0 && self.rng.unit() < 1.0 - (-gamma * (behind - b0)).exp()
                 }
+                Marker::Pc2 { gamma, b0, ln_phi } => {
+                    behind > b0 && self.rng.unit() < 1.0 - (-ln_phi * gamma * (behind - b0)).exp()
+                }
                 Marker::Vq {
                     mark_upto,
                     explicit,
@@ -850,7 +866,14 @@ impl Model {
         if p.seq <= fl.una {
             // Acknowledges nothing new. A duplicate ACK (of a segment above
             // a hole) starts no recovery here (netsim's runs compared enter
-            // none), but its ECN-Echo is acted on, as on any ACK.
+            // none), but its ECN-Echo is acted on, as on any ACK; the third
+            // in a row is counted where fast retransmit would start.
+            if p.seq == fl.una && fl.una < fl.max_sent {
+                fl.dup_run += 1;
+                if fl.dup_run == 3 {
+                    fl.triple_dupacks += 1;
+                }
+            }
             if p.seq == fl.una
                 && fl.una < fl.max_sent
                 && fl.source.classic()
@@ -868,6 +891,7 @@ impl Model {
         // All of them, for NewReno's byte-counted congestion avoidance.
         let acked = (p.seq - fl.una) as f64;
         fl.una = p.seq;
+        fl.dup_run = 0;
         fl.nxt = fl.nxt.max(fl.una);
         if fl.una as f64 * self.mss >= fl.size {
             // A web object's last byte acknowledged: its connection ends.
@@ -1224,6 +1248,7 @@ impl Model {
         o.rate = group_means(rates.iter().copied());
         o.jain = group_jain(&rates);
         o.timeouts = self.flows.iter().map(|f| f.timeouts as f64).sum();
+        o.triple_dupacks = self.flows.iter().map(|f| f.triple_dupacks as f64).sum();
         o.drops = (self.red_drops + self.dropped) as f64;
         o.retx = self.retx as f64;
         o.ecn_waits = self.ecn_waits as f64;
@@ -1316,6 +1341,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
     for i in 0..2 * n {
         if let Some(a) = algo_of(i) {
             let t = match a["kind"].as_str() {
+                Some("rem") if a["price_rule"].as_str() == Some("pc2") => continue,
                 Some("rem") => ps(secs(&a["interval"])),
                 _ if sbrm_pc3(a) => ps(1e-3),
                 _ => continue,
@@ -1324,9 +1350,18 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
             tick = t;
         }
     }
-    let marker = |algo: &toml::Table, capacity_bps: f64| -> Marker {
+    let marker = |algo: &toml::Table, capacity_bps: f64, buffer_pkts: usize| -> Marker {
         match algo["kind"].as_str() {
             Some("drop_tail") => Marker::None,
+            Some("rem") if algo["price_rule"].as_str() == Some("pc2") => {
+                assert!(algo.get("mark_at").is_none(), "marks on departure");
+                assert_eq!(algo["feedback"].as_str(), Some("ecn"), "PC2 with one bit");
+                Marker::Pc2 {
+                    gamma: algo["gamma"].as_float().unwrap(),
+                    b0: algo["b0"].as_float().unwrap(),
+                    ln_phi: algo["phi"].as_float().unwrap().ln(),
+                }
+            }
             Some("rem") => {
                 assert_eq!(algo["price_rule"].as_str(), Some("pc3"));
                 assert!(algo.get("mark_at").is_none(), "marks on departure");
@@ -1374,12 +1409,20 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
             Some("sbrm") => {
                 for k in algo.keys() {
                     assert!(
-                        ["kind", "b0", "q_max"].contains(&k.as_str()),
+                        ["kind", "b0", "q_max", "price_rule"].contains(&k.as_str()),
                         "the reference has SBRM's defaults only, not {k}"
                     );
                 }
+                // Eq. 5.4.1 is the rule "pc2" names (Table 5.4.2's row 25).
+                assert!(algo
+                    .get("price_rule")
+                    .is_none_or(|r| r.as_str() == Some("pc2")));
                 let b0 = algo["b0"].as_float().unwrap();
-                let q_max = algo["q_max"].as_float().unwrap();
+                // Without q_max, the buffer in packets (link/sbrm.rs's
+                // documented default: m = 0.99 at the full buffer).
+                let q_max = algo
+                    .get("q_max")
+                    .map_or(buffer_pkts as f64, |q| q.as_float().unwrap());
                 Marker::Sbrm {
                     gamma: 100f64.ln() / (q_max - b0),
                     b0,
@@ -1456,16 +1499,17 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
         .map(|i| {
             let l = &links[i % n];
             let capacity = bps(&l["capacity"]);
+            let buffer: usize = l["buffer"]
+                .as_str()
+                .unwrap()
+                .trim_end_matches("pkt")
+                .parse()
+                .unwrap();
             Link {
                 bps: capacity,
                 delay: ps(secs(&l["delay"])),
-                buffer: l["buffer"]
-                    .as_str()
-                    .unwrap()
-                    .trim_end_matches("pkt")
-                    .parse()
-                    .unwrap(),
-                marker: algo_of(i).map_or(Marker::None, |a| marker(a, capacity)),
+                buffer,
+                marker: algo_of(i).map_or(Marker::None, |a| marker(a, capacity, buffer)),
                 queue: VecDeque::new(),
                 busy: false,
                 departed: 0.0,
@@ -1664,6 +1708,8 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
             timer_queued: None,
             discard_below: 0,
             timeouts: 0,
+            dup_run: 0,
+            triple_dupacks: 0,
             size: f64::INFINITY,
             session: None,
             hold: 0,
