@@ -329,6 +329,7 @@ fn as_expect(check: &CurveCheck) -> Expect {
         source: e.source.clone(),
         kind: e.kind,
         deviation: e.deviation.clone(),
+        cross_check: e.cross_check.clone(),
     }
 }
 

@@ -238,8 +238,20 @@ pub fn render(sets: &[(String, &[Verdict])]) -> String {
             out.push_str(&format!("  {n}\n"));
         }
     }
+    let checks = cross_checked_misses(sets);
+    if !checks.is_empty() {
+        out.push_str(&format!("\n{CROSS_CHECK_HEADING}:\n"));
+        for n in checks {
+            out.push_str(&format!("  {n}\n"));
+        }
+    }
     out
 }
+
+/// The heading of the list of cross-checked misses in [`render`] and
+/// [`render_markdown`].
+const CROSS_CHECK_HEADING: &str = "Misses an independent reference shares \
+     (the scenario's `cross_check`: the test that gives netsim's value)";
 
 /// The table of [`render`] as Markdown: a pipe table (`|` in a cell
 /// escaped), then the deviation notes as a list.
@@ -261,6 +273,13 @@ pub fn render_markdown(sets: &[(String, &[Verdict])]) -> String {
             out.push_str(&format!("- {}\n", cell(&n)));
         }
     }
+    let checks = cross_checked_misses(sets);
+    if !checks.is_empty() {
+        out.push_str(&format!("\n{CROSS_CHECK_HEADING}:\n\n"));
+        for n in checks {
+            out.push_str(&format!("- {}\n", cell(&n)));
+        }
+    }
     out
 }
 
@@ -268,12 +287,14 @@ pub fn render_markdown(sets: &[(String, &[Verdict])]) -> String {
 /// scope, subject, metric, ratio_to (a subject, a scenario file or a
 /// reference rate, empty for none), window_from_s, window_to_s, source,
 /// reference, netsim_mean, netsim_ci_halfwidth, level, n, rule, kind,
-/// verdict, deviation. `reference` and `netsim_mean` are empty where a
-/// curve's shape stands in for a number (the text columns of [`render`]).
+/// verdict, deviation, cross_check. `reference` and `netsim_mean` are empty
+/// where a curve's shape stands in for a number (the text columns of
+/// [`render`]).
 pub fn render_csv(sets: &[(String, &[Verdict])]) -> String {
     let mut out = String::from(
         "scenario,scope,subject,metric,ratio_to,window_from_s,window_to_s,source,\
-         reference,netsim_mean,netsim_ci_halfwidth,level,n,rule,kind,verdict,deviation\n",
+         reference,netsim_mean,netsim_ci_halfwidth,level,n,rule,kind,verdict,deviation,\
+         cross_check\n",
     );
     let num = |x: f64| {
         if x.is_finite() {
@@ -322,6 +343,7 @@ pub fn render_csv(sets: &[(String, &[Verdict])]) -> String {
             e.kind.word().into(),
             verdict_word(v).into(),
             e.deviation.clone().unwrap_or_default(),
+            e.cross_check.clone().unwrap_or_default(),
         ];
         let fields: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
         out.push_str(&fields.join(","));
@@ -343,12 +365,31 @@ fn csv_field(f: &str) -> String {
 /// `scenario subject metric: note` for each verdict with a `deviation`
 /// note, led by its verdict word.
 fn deviation_notes(sets: &[(String, &[Verdict])]) -> Vec<String> {
+    annotated(sets, |v| v.expect.deviation.as_ref())
+}
+
+/// The same for each miss (no `deviation` note) whose expectation names a
+/// `cross_check`, with its references.
+fn cross_checked_misses(sets: &[(String, &[Verdict])]) -> Vec<String> {
+    annotated(sets, |v| {
+        v.failed()
+            .then_some(v.expect.cross_check.as_ref())
+            .flatten()
+    })
+}
+
+/// `VERDICT scenario subject metric: text` for each verdict `text` gives
+/// a text for.
+fn annotated<'a>(
+    sets: &'a [(String, &[Verdict])],
+    text: impl Fn(&'a Verdict) -> Option<&'a String>,
+) -> Vec<String> {
     sets.iter()
         .flat_map(|(s, vs)| vs.iter().map(move |v| (s, v)))
         .filter_map(|(s, v)| {
-            let why = v.expect.deviation.as_ref()?;
+            let t = text(v)?;
             Some(format!(
-                "{} {s} {} {}: {why}",
+                "{} {s} {} {}: {t}",
                 verdict_word(v),
                 v.expect.subject,
                 v.expect.metric
@@ -471,13 +512,22 @@ pub fn tally(verdicts: &[&Verdict]) -> String {
         }
         let n = |w: &str| of_kind.iter().filter(|v| verdict_word(v) == w).count();
         let (pass, stale, dev, miss) = (n("PASS"), n("PASS*"), n("DEVIATES"), n("MISS"));
+        let crossed = of_kind
+            .iter()
+            .filter(|v| v.failed() && v.expect.cross_check.is_some())
+            .count();
         let label = match kind {
             ExpectKind::Paper => "paper values reproduced",
             ExpectKind::Derived => "derived values reproduced",
             ExpectKind::Setup => "set-up checks hold",
         };
+        let missed = if crossed > 0 {
+            format!("{miss} missed ({crossed} of them cross-checked)")
+        } else {
+            format!("{miss} missed")
+        };
         let mut s = format!(
-            "{} of {} {label}, {miss} missed, {dev} known deviation(s)",
+            "{} of {} {label}, {missed}, {dev} known deviation(s)",
             pass + stale,
             of_kind.len()
         );
@@ -564,6 +614,7 @@ mod tests {
             source: "test".into(),
             kind: ExpectKind::Paper,
             deviation: None,
+            cross_check: None,
         }
     }
 
@@ -603,6 +654,55 @@ mod tests {
             tally(&[]),
             "0 of 0 paper values reproduced, 0 missed, 0 known deviation(s)"
         );
+    }
+
+    #[test]
+    fn a_cross_checked_miss_stays_a_miss_and_is_listed_with_its_reference() {
+        let verdict = |pass, deviation: Option<&str>, cross: Option<&str>| Verdict {
+            expect: Expect {
+                deviation: deviation.map(String::from),
+                cross_check: cross.map(String::from),
+                ..exp(ExpectOp::AtMost, 0.0, None, None)
+            },
+            got: Some((1.0, 0.0, 3)),
+            pass,
+            rule: String::new(),
+            text: None,
+        };
+        let vs = [
+            verdict(false, None, Some("tests/m.rs::a")),
+            verdict(false, None, None),
+            verdict(false, Some("why"), Some("tests/m.rs::b")),
+            verdict(true, None, Some("tests/m.rs::c")),
+        ];
+        assert!(vs[0].failed());
+        assert_eq!(verdict_word(&vs[0]), "MISS");
+        let refs: Vec<&Verdict> = vs.iter().collect();
+        assert_eq!(
+            tally(&refs),
+            "1 of 4 paper values reproduced, 2 missed (1 of them cross-checked), \
+             1 known deviation(s)"
+        );
+        let sets = [("f.toml".to_string(), &vs[..])];
+        let text = render(&sets);
+        let listed: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.starts_with("Misses an independent reference"))
+            .skip(1)
+            .collect();
+        assert_eq!(listed, ["  MISS f.toml a goodput_bps: tests/m.rs::a"]);
+        let csv = render_csv(&sets);
+        assert!(csv
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",deviation,cross_check"));
+        assert!(csv
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(",MISS,,tests/m.rs::a"));
+        assert!(render_markdown(&sets).contains("- MISS f.toml a goodput_bps: tests/m.rs::a\n"));
     }
 
     #[test]

@@ -477,6 +477,7 @@ fn verdict_table(df: &DataFrame) -> String {
         "kind",
         "verdict",
         "deviation",
+        "cross_check",
     ];
     let idx: Vec<usize> = want
         .iter()

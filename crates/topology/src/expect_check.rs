@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashSet};
 use crate::build::err;
 use crate::error::ScenarioError;
 use crate::graph::Graph;
-use crate::scenario::{Scenario, SeriesName};
+use crate::scenario::{ExpectKind, Scenario, SeriesName};
 
 /// Check every `[[expect]]` of `sc`: its scope, the subjects it names (flow
 /// groups `names`, the links of `graph`), a window against the run and
@@ -147,6 +147,9 @@ pub(crate) fn validate_expects(
         if e.level.is_some_and(|l| !(l > 0.0 && l < 1.0)) {
             return Err(err(format!("{at}.level"), "must be in (0, 1), e.g. 0.9"));
         }
+        if let Some(c) = &e.cross_check {
+            cross_check_form(c, e.kind).map_err(|m| err(format!("{at}.cross_check"), m))?;
+        }
         for (k, v) in [
             ("tolerance", e.tolerance),
             ("abs_tolerance", e.abs_tolerance),
@@ -158,4 +161,39 @@ pub(crate) fn validate_expects(
         }
     }
     Ok(())
+}
+
+/// Check the form of a `cross_check` (of `[[expect]]` or `[[sweep.expect]]`):
+/// one or more references separated by commas, each `path::function` or
+/// `path`, the path relative to the repository root, on a paper or derived
+/// value (a set-up check that misses is a fault to mend, not a value a
+/// reference can share).
+pub(crate) fn cross_check_form(c: &str, kind: ExpectKind) -> Result<(), String> {
+    if kind == ExpectKind::Setup {
+        return Err(
+            "a set-up check takes no cross-check: one that misses is a fault to mend".into(),
+        );
+    }
+    let well_formed = |item: &str| {
+        let (path, function) = match item.split_once("::") {
+            Some((p, f)) => (p, Some(f)),
+            None => (item, None),
+        };
+        let path_ok = !path.is_empty()
+            && !path.starts_with('/')
+            && !path.chars().any(char::is_whitespace)
+            && !path.split('/').any(|part| part == ".." || part.is_empty());
+        path_ok
+            && function.is_none_or(|f| {
+                !f.is_empty() && f.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '_')
+            })
+    };
+    match c.split(',').map(str::trim).find(|item| !well_formed(item)) {
+        None => Ok(()),
+        Some(bad) => Err(format!(
+            "`{bad}` is not `path::function` or `path` (a file under the repository root, \
+             e.g. tests/pricing_reference_model.rs::e1_sbrm_utilisation_is_the_models; \
+             several separated by commas)"
+        )),
+    }
 }

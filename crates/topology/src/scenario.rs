@@ -678,6 +678,18 @@ pub struct Expect {
     /// tolerance stay the paper's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deviation: Option<String>,
+    /// An independent reference that gives netsim's value where netsim
+    /// misses the paper's: a test that runs a model written from the paper
+    /// (sharing no code with the engine) or another simulator on the same
+    /// set-up and compares it with netsim, as `path::function` (a test
+    /// function in a file under the repository root) or `path` (a script);
+    /// several separated by commas.
+    /// A miss stays a miss (it fails `--check`); the report lists it as
+    /// cross-checked, so that a reader can tell a miss the reference shares
+    /// from an unexplained one. `tests/cross_checks.rs` checks that every
+    /// cited file and function exists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_check: Option<String>,
 }
 
 #[cfg(test)]

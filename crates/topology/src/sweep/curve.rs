@@ -316,6 +316,10 @@ pub struct CurveExpect {
     /// A known, investigated deviation (as in `[[expect]]`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deviation: Option<String>,
+    /// An independent reference that gives netsim's value where it misses
+    /// the paper's (as in `[[expect]]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cross_check: Option<String>,
 }
 
 /// A validated curve expectation with the points it looks at.
@@ -442,6 +446,9 @@ pub(super) fn resolve(
         let err = |key: &str, m: String| ScenarioError::new(format!("sweep.expect[{k}].{key}"), m);
         let rule = e.shape.rule();
         let name = e.shape.name();
+        if let Some(c) = &e.cross_check {
+            crate::expect_check::cross_check_form(c, e.kind).map_err(|m| err("cross_check", m))?;
+        }
         if e.ratio_to.is_some() && e.share_with.is_some() {
             return Err(err(
                 "share_with",
