@@ -264,8 +264,9 @@
 //! would start), which must be none, as netsim's zero fast retransmits say;
 //! the EPF test holds each group's throughput within its ensemble and reads
 //! the file's rate checks on the reference. The model gained REM's PC2
-//! with one bit (no timer, each leaving packet priced [gamma (b - b0)]^+,
-//! link/price_law.rs's header) for Table 5.4.2's row 8, and SBRM's q_max
+//! (no timer, each leaving packet priced [gamma (b - b0)]^+, fed back as
+//! PC3's price is) and PC1 (PC3 with alpha = 0; link/price_law.rs's
+//! header) for Table 5.4.2's rows 8, 4 and 11, and SBRM's q_max
 //! defaulting to the buffer (link/sbrm.rs's header) for row 25.
 
 use analysis::stats::Summary;
@@ -1213,6 +1214,55 @@ fn s1_s12_varies(doc: &toml::Table, refs: &[Outcome], ours: &[Outcome], varies: 
             "{who}: S1 -> S12 Jain {}",
             o.jain[g]
         );
+    }
+}
+
+/// Table 5.4.2's rows 4 and 11 (Vegas/CP over the price in full from REM's
+/// PC1 or PC2, with slow start) on the few-flows parking lot (CI): both
+/// deterministic, so both sides run with each flow's start moved by up to
+/// 1 us, 8 draws a side, Welch's test on both measured links and every
+/// group's throughput.
+#[test]
+fn table_5_4_2_few_rows_4_and_11_are_the_models() {
+    for point in [3, 10] {
+        let doc = with_start_jitter(&sweep_point(TABLE_5_4_2, point).parse().unwrap(), 1e-6);
+        compare(&toml::to_string(&doc).unwrap(), 8);
+    }
+}
+
+/// Rows 4 and 11 on the many-flows parking lot, where the derived check
+/// "the full-price strategies do not vary" misses through slow start's
+/// transient (with row 18, above): both sides jittered as on the few
+/// flows, 2 runs a side each, not in CI. Each run of either side varies
+/// (Jain below 0.95) on S3 -> S5 or S1 -> S12, as netsim's sweep run does.
+/// Run 2026-11-29 (33 minutes): row 4 S1 -> S12 Jain 0.832 / 0.834 in the
+/// reference, 0.834 / 0.844 in netsim; row 11 S3 -> S5 0.896 / 0.910
+/// against 0.913 / 0.909. Both links within 0.2 points and 1.2 % (row 11's
+/// R2 97.68 against 97.70 %, t -6.9: two runs a side give Welch's test
+/// one or two degrees of freedom, so these runs show agreement in size
+/// rather than test it finely), the groups within |t| <= 7.0.
+#[test]
+#[ignore = "the many-flows parking lot: 4 reference runs of 10-16 minutes, 4 netsim runs of 5 (about 70 minutes on 2 cores)"]
+fn table_5_4_2_many_rows_4_and_11_vary_in_the_model_too() {
+    for point in [3, 10] {
+        let doc = with_start_jitter(&sweep_point(TABLE_5_4_2_MANY, point).parse().unwrap(), 1e-6);
+        let (_, refs, ours) = compare_runs(&toml::to_string(&doc).unwrap(), 2);
+        let names = group_names(&doc);
+        let at = |path: &str| names.iter().position(|&x| x == path).unwrap();
+        let (a, b) = (at("s3-s5-base"), at("s1-s12-base"));
+        for (who, o) in refs
+            .iter()
+            .map(|o| ("reference", o))
+            .chain(ours.iter().map(|o| ("netsim", o)))
+        {
+            eprintln!(
+                "row {}: {who}: Jain S3 -> S5 {:.4}, S1 -> S12 {:.4}",
+                point + 1,
+                o.jain[a],
+                o.jain[b]
+            );
+            assert!(o.jain[a].min(o.jain[b]) < 0.95, "row {} {who}", point + 1);
+        }
     }
 }
 

@@ -124,11 +124,16 @@ enum Marker {
         bytes_in: f64,
         feedback: Feedback,
     },
-    /// REM's PC2 with 1-bit feedback (Table 5.4.2's rows 8-14; the rule
-    /// link/price_law.rs's header documents): no timer, the price of each
-    /// data packet leaving is [gamma (b - b0)]^+ with b the packets waiting
-    /// behind it, and it is marked CE with probability 1 - phi^-price.
-    Pc2 { gamma: f64, b0: f64, ln_phi: f64 },
+    /// REM's PC2 (Table 5.4.2's rows 8-14; the rule link/price_law.rs's
+    /// header documents): no timer, the price of each data packet leaving
+    /// is [gamma (b - b0)]^+ with b the packets waiting behind it, fed back
+    /// as PC3's is (no coin drawn at price 0). PC1 (rows 1-7) is PC3 with
+    /// alpha = 0: its step is the rate mismatch alone.
+    Pc2 {
+        gamma: f64,
+        b0: f64,
+        feedback: Feedback,
+    },
     /// RED as ns-2's REDQueue (the conventions link/red.rs's header
     /// documents: its header, not its code), in packets: on each arrival the
     /// average takes the packets waiting (the arriving one not counted),
@@ -572,9 +577,11 @@ impl Model {
                 Marker::Sbrm { gamma, b0 } => {
                     behind > b0 && self.rng.unit() < 1.0 - (-gamma * (behind - b0)).exp()
                 }
-                Marker::Pc2 { gamma, b0, ln_phi } => {
-                    behind > b0 && self.rng.unit() < 1.0 - (-ln_phi * gamma * (behind - b0)).exp()
-                }
+                Marker::Pc2 {
+                    gamma,
+                    b0,
+                    feedback,
+                } => behind > b0 && stamp(feedback, gamma * (behind - b0), &mut p, &mut self.rng),
                 Marker::Vq {
                     mark_upto,
                     explicit,
@@ -590,21 +597,7 @@ impl Model {
                 Marker::Red { .. } => false,
                 Marker::Pc3 {
                     price, feedback, ..
-                } => match feedback {
-                    Feedback::OneBit(ln_phi) => self.rng.unit() < 1.0 - (-ln_phi * price).exp(),
-                    Feedback::FourBit(ln_phis) => {
-                        for (i, ln_phi) in ln_phis.into_iter().enumerate() {
-                            if self.rng.unit() < 1.0 - (-ln_phi * price).exp() {
-                                p.code |= 1 << i;
-                            }
-                        }
-                        false
-                    }
-                    Feedback::Explicit => {
-                        p.price += price;
-                        false
-                    }
-                },
+                } => stamp(feedback, price, &mut p, &mut self.rng),
             };
         if mark && p.ect {
             p.ce = true;
@@ -1353,17 +1346,7 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
     let marker = |algo: &toml::Table, capacity_bps: f64, buffer_pkts: usize| -> Marker {
         match algo["kind"].as_str() {
             Some("drop_tail") => Marker::None,
-            Some("rem") if algo["price_rule"].as_str() == Some("pc2") => {
-                assert!(algo.get("mark_at").is_none(), "marks on departure");
-                assert_eq!(algo["feedback"].as_str(), Some("ecn"), "PC2 with one bit");
-                Marker::Pc2 {
-                    gamma: algo["gamma"].as_float().unwrap(),
-                    b0: algo["b0"].as_float().unwrap(),
-                    ln_phi: algo["phi"].as_float().unwrap().ln(),
-                }
-            }
             Some("rem") => {
-                assert_eq!(algo["price_rule"].as_str(), Some("pc3"));
                 assert!(algo.get("mark_at").is_none(), "marks on departure");
                 let feedback = match algo["feedback"].as_str() {
                     Some("explicit") => Feedback::Explicit,
@@ -1371,10 +1354,23 @@ pub fn reference_at(doc: &toml::Table, seed: u64, phase: Ps) -> Outcome {
                     Some("four_bit") => Feedback::FourBit(four_phis(&algo["phis"])),
                     other => panic!("unexpected REM feedback {other:?}"),
                 };
+                let rule = algo["price_rule"].as_str().unwrap();
+                if rule == "pc2" {
+                    return Marker::Pc2 {
+                        gamma: algo["gamma"].as_float().unwrap(),
+                        b0: algo["b0"].as_float().unwrap(),
+                        feedback,
+                    };
+                }
+                assert!(rule == "pc1" || rule == "pc3", "price rule {rule}");
                 let pkt = bytes(&algo["mean_pkt_size"]);
                 Marker::Pc3 {
                     gamma: algo["gamma"].as_float().unwrap(),
-                    alpha: algo["alpha"].as_float().unwrap(),
+                    alpha: if rule == "pc1" {
+                        0.0
+                    } else {
+                        algo["alpha"].as_float().unwrap()
+                    },
                     b0: algo["b0"].as_float().unwrap(),
                     delta: algo["delta"].as_float().unwrap(),
                     c: capacity_bps * secs(&algo["interval"]) / (8.0 * pkt),
@@ -1812,6 +1808,28 @@ fn samples_windows(doc: &toml::Table) -> bool {
             .get("series")
             .and_then(|s| s.as_array())
             .is_some_and(|s| s.iter().any(|x| x.as_str() == Some("flow_window")))
+}
+
+/// A price rule's price `price` on leaving data packet `p`, fed back as
+/// `feedback` says: CE with probability 1 - phi^-price (the return value:
+/// whether to mark), each bit of the 4-bit code with its own coin, or the
+/// price added to the header in full.
+fn stamp(feedback: Feedback, price: f64, p: &mut Pkt, rng: &mut SplitMix) -> bool {
+    match feedback {
+        Feedback::OneBit(ln_phi) => rng.unit() < 1.0 - (-ln_phi * price).exp(),
+        Feedback::FourBit(ln_phis) => {
+            for (i, ln_phi) in ln_phis.into_iter().enumerate() {
+                if rng.unit() < 1.0 - (-ln_phi * price).exp() {
+                    p.code |= 1 << i;
+                }
+            }
+            false
+        }
+        Feedback::Explicit => {
+            p.price += price;
+            false
+        }
+    }
 }
 
 /// The four bases of a file's 4-bit code, ln(phi_i).
