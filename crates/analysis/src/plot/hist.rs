@@ -23,7 +23,7 @@ use super::series::{SeriesOptions, SubjectData, MAX_LINES};
 
 /// Bins per histogram (a queue in packets: at most this many, each a
 /// whole number of packets wide).
-pub(crate) const BINS: usize = 60;
+const BINS: usize = 60;
 
 /// The histogram of chart `c`'s samples, if its metric has one and any
 /// sample falls after the warm-up.
@@ -125,7 +125,7 @@ fn samples<'a>(
 /// or for a whole-numbered quantity at most [`BINS`] bins a whole number
 /// wide (bin `i` holds the values from `i width` to below `(i + 1) width`,
 /// the last also `top`).
-pub(crate) fn bins(top: f64, whole: bool) -> (usize, f64) {
+fn bins(top: f64, whole: bool) -> (usize, f64) {
     if whole {
         let width = (((top + 1.0) / BINS as f64).ceil()).max(1.0);
         (((top / width).floor() as usize + 1).min(BINS), width)
@@ -137,7 +137,7 @@ pub(crate) fn bins(top: f64, whole: bool) -> (usize, f64) {
 }
 
 /// The share (%) of `values` in each of `bins` bins of `width` from 0.
-pub(crate) fn shares(values: impl IntoIterator<Item = f64>, bins: usize, width: f64) -> Vec<f64> {
+fn shares(values: impl IntoIterator<Item = f64>, bins: usize, width: f64) -> Vec<f64> {
     let mut count = vec![0usize; bins];
     let mut n = 0usize;
     for v in values {
